@@ -1,0 +1,28 @@
+//! chessgrade: run chess-lab scenarios against an exact reference engine or a
+//! student submission, compare the traces with reviewed snapshots, and
+//! report the first line where they part.
+//!
+//! Data flows one way: [`scenario`] parses a file → [`runner`] drives a
+//! [`subject`] (the built-in [`engine`] or a submission) step by step →
+//! [`trace`] records the answers → [`compare`] diffs them against the
+//! [`snapshot`] → [`report`] prints. The binary is a thin CLI over this.
+
+pub mod compare;
+pub mod domain;
+pub mod engine;
+pub mod report;
+pub mod runner;
+pub mod scenario;
+pub mod snapshot;
+pub mod subject;
+pub mod trace;
+
+use std::path::Path;
+
+/// The canonical trace of the scenario file at `path`, computed by the
+/// built-in engine.
+pub fn trace_file(path: &Path) -> Result<String, scenario::Diagnostic> {
+    let scenario = scenario::load(path)?;
+    let execution = runner::execute(&scenario, &mut subject::EngineSubject::new());
+    Ok(execution.trace.render())
+}

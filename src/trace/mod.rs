@@ -1,0 +1,146 @@
+//! Traces: the canonical, line-oriented record of what a subject answered
+//! for each step of a scenario. A trace is what snapshots store and what
+//! comparisons diff, so its text form is fixed by the course corpus:
+//!
+//! ```text
+//! DIMS <rows> <cols>
+//! L<n> isValidScan              then "  V r1 c1 r2 c2" per valid move, sorted
+//! L<n> underThreatScan          then "  T r c" per threatened piece, sorted
+//! L<n> movePiece a b c d = 0|1  then "  B <board after the call>"
+//! END
+//! ```
+
+use crate::domain::{Dims, Square};
+use crate::engine::BoardText;
+use crate::scenario::StepKind;
+use std::fmt::Write;
+
+/// Everything a subject answered for one scenario, in step order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub dims: Dims,
+    /// The board after the setup, before the first step.
+    pub initial_board: BoardText,
+    pub entries: Vec<Entry>,
+    /// False when the subject failed part-way: the entries are those it
+    /// finished, and the text has no `END`.
+    pub complete: bool,
+}
+
+/// One step's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The step's 1-based line in the scenario file.
+    pub line: u32,
+    pub step: StepKind,
+    pub outcome: Outcome,
+    /// The subject's whole board after the step.
+    pub board_after: BoardText,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The (from, to) pairs for which isValidMove was true, sorted.
+    ValidMoves(Vec<(Square, Square)>),
+    /// The squares for which isPieceUnderThreat was true, sorted.
+    Threatened(Vec<Square>),
+    /// What movePiece returned.
+    Moved(bool),
+}
+
+impl Trace {
+    pub fn new(dims: Dims, initial_board: BoardText) -> Trace {
+        Trace {
+            dims,
+            initial_board,
+            entries: Vec::new(),
+            complete: false,
+        }
+    }
+
+    /// The subject's board just before the step on `line`.
+    pub fn board_before(&self, line: u32) -> &BoardText {
+        self.entries
+            .iter()
+            .take_while(|e| e.line < line)
+            .last()
+            .map_or(&self.initial_board, |e| &e.board_after)
+    }
+
+    /// The canonical text, one item per line, ending in a newline.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "DIMS {} {}", self.dims.rows(), self.dims.cols());
+        for entry in &self.entries {
+            entry.render(&mut out);
+        }
+        if self.complete {
+            out.push_str("END\n");
+        }
+        out
+    }
+}
+
+impl Entry {
+    fn render(&self, out: &mut String) {
+        let _ = write!(out, "L{} {}", self.line, self.step.text());
+        match &self.outcome {
+            Outcome::ValidMoves(moves) => {
+                out.push('\n');
+                for (from, to) in moves {
+                    let _ = writeln!(out, "  V {from} {to}");
+                }
+            }
+            Outcome::Threatened(squares) => {
+                out.push('\n');
+                for sq in squares {
+                    let _ = writeln!(out, "  T {sq}");
+                }
+            }
+            Outcome::Moved(ok) => {
+                let _ = write!(out, " = {}\n  B {}\n", u8::from(*ok), self.board_after);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Coord;
+
+    #[test]
+    fn renders_the_course_format() {
+        let dims = Dims::new(2, 2).unwrap();
+        let sq = |r, c| dims.square_at(r, c).unwrap();
+        let mut t = Trace::new(dims, BoardText("K./..".into()));
+        t.entries.push(Entry {
+            line: 5,
+            step: StepKind::IsValidScan,
+            outcome: Outcome::ValidMoves(vec![(sq(0, 0), sq(0, 1))]),
+            board_after: BoardText("K./..".into()),
+        });
+        t.entries.push(Entry {
+            line: 6,
+            step: StepKind::MovePiece {
+                from: Coord::new(0, 0),
+                to: Coord::new(1, 1),
+            },
+            outcome: Outcome::Moved(true),
+            board_after: BoardText("../.K".into()),
+        });
+        t.entries.push(Entry {
+            line: 7,
+            step: StepKind::UnderThreatScan,
+            outcome: Outcome::Threatened(vec![]),
+            board_after: BoardText("../.K".into()),
+        });
+        t.complete = true;
+        assert_eq!(
+            t.render(),
+            "DIMS 2 2\nL5 isValidScan\n  V 0 0 0 1\nL6 movePiece 0 0 1 1 = 1\n  B ../.K\nL7 underThreatScan\nEND\n"
+        );
+        assert_eq!(t.board_before(5).as_str(), "K./..");
+        assert_eq!(t.board_before(7).as_str(), "../.K");
+    }
+}
