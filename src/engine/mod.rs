@@ -24,3 +24,6 @@ pub use board::{Board, BoardText};
 pub use movegen::{Move, MoveKind};
 pub use position::Position;
 pub use rules::{Castling, RuleSet, RuleSetId};
+
+#[cfg(test)]
+mod tests;

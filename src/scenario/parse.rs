@@ -332,3 +332,149 @@ fn single_char(tok: &str) -> Option<char> {
 fn is_step_keyword(tok: &str) -> bool {
     matches!(tok, "movePiece" | "isValidScan" | "underThreatScan")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Square;
+
+    const BASIC: &str =
+        "0\n4 4\nb k 0 0\nw k 2 0\n~\nisValidScan\nunderThreatScan\nmovePiece 2 0 3 1\n";
+
+    #[test]
+    fn parses_the_seed_example_shape() {
+        let s = parse(BASIC).unwrap();
+        assert_eq!(s.points, 0);
+        assert_eq!((s.dims.rows(), s.dims.cols()), (4, 4));
+        assert_eq!(s.placements.len(), 2);
+        assert_eq!(s.placements[1].color, Color::White);
+        assert_eq!(s.placements[1].role, Role::King);
+        assert_eq!(s.placements[1].square, Square { row: 2, col: 0 });
+        let lines: Vec<u32> = s.steps.iter().map(|st| st.line).collect();
+        assert_eq!(lines, vec![6, 7, 8]);
+        assert_eq!(
+            s.steps[2].kind,
+            StepKind::MovePiece {
+                from: Coord::new(2, 0),
+                to: Coord::new(3, 1)
+            }
+        );
+        assert_eq!(s.directives, Directives::default());
+    }
+
+    #[test]
+    fn comments_blanks_crlf_and_trailing_blanks_are_tolerated() {
+        let text = "// header comment\r\n\r\n  // indented\r\n3  \r\n4 4\t\r\n// between\r\nw p 2 1 \r\n~\r\n\r\n   // step comment\r\nisValidScan   \r\nmovePiece 2 1 1 1 // trailing\r\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s.points, 3);
+        assert_eq!(s.placements.len(), 1);
+        let lines: Vec<u32> = s.steps.iter().map(|st| st.line).collect();
+        assert_eq!(lines, vec![11, 12], "steps keep their 1-based source lines");
+    }
+
+    #[test]
+    fn same_meaning_with_and_without_crlf() {
+        assert_eq!(
+            parse(BASIC).unwrap(),
+            parse(&BASIC.replace('\n', "\r\n")).unwrap()
+        );
+    }
+
+    #[test]
+    fn queens_and_knights_are_accepted_and_coordinates_may_be_off_board() {
+        let s = parse("1\n3 3\nw q 0 0\nb n 2 2\n~\nmovePiece -1 0 7 9\n").unwrap();
+        assert_eq!(s.placements[0].role, Role::Queen);
+        assert_eq!(s.placements[1].role, Role::Knight);
+        assert_eq!(
+            s.steps[0].kind,
+            StepKind::MovePiece {
+                from: Coord::new(-1, 0),
+                to: Coord::new(7, 9)
+            }
+        );
+    }
+
+    #[test]
+    fn course_files_with_trailing_marks_on_steps_parse() {
+        let s = parse("0\n4 4\nw r 2 3\n~\nmovePiece 2 3 2 0 *\n").unwrap();
+        assert_eq!(s.steps.len(), 1);
+    }
+
+    #[test]
+    fn directives_set_visibility_and_rules() {
+        let s = parse("@visibility hidden\n@rules lab3\n1\n1 1\n~\n").unwrap();
+        assert_eq!(s.directives.visibility, Visibility::Hidden);
+        assert_eq!(s.directives.rules, RuleSetId::Lab3);
+        let e = parse("@colour red\n1\n1 1\n~\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 1));
+        assert!(e.message.contains("unknown directive"));
+        let e = parse("@rules chess960\n1\n1 1\n~\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 8));
+    }
+
+    fn err(text: &str) -> (usize, usize, String) {
+        let e = parse(text).unwrap_err();
+        (e.line, e.col, e.message)
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let (l, c, m) = err("1\n4 x\n~\n");
+        assert_eq!((l, c), (2, 3));
+        assert!(
+            m.contains("expected a whole number for the columns, found `x`"),
+            "{m}"
+        );
+
+        let (l, c, m) = err("1\n4 4\nw z 1 1\n~\n");
+        assert_eq!((l, c), (3, 3));
+        assert!(m.contains("unknown piece `z`"), "{m}");
+
+        let (l, c, m) = err("1\n4 4\ng k 1 1\n~\n");
+        assert_eq!((l, c), (3, 1));
+        assert!(m.contains("unknown colour `g`"), "{m}");
+
+        let (l, c, m) = err("1\n4 4\n~\njump 1 1 1 1\n");
+        assert_eq!((l, c), (4, 1));
+        assert!(m.contains("unknown step `jump`"), "{m}");
+
+        let (l, c, m) = err("1\n4 4\nw k 1 1\n");
+        assert_eq!((l, c), (3, 8));
+        assert!(m.contains("missing `~`"), "{m}");
+
+        let (l, c, m) = err("1\n4 4\nw k 4 1\n~\n");
+        assert_eq!((l, c), (3, 5));
+        assert!(m.contains("square 4 1 is off the 4x4 board"), "{m}");
+
+        let (l, c, m) = err("1\n100000 100000\n~\n");
+        assert_eq!((l, c), (2, 1));
+        assert!(m.contains("out of range"), "{m}");
+
+        let (l, c, m) = err("1\n99999999999999999999 1\n~\n");
+        assert_eq!((l, c), (2, 1));
+        assert!(m.contains("too large"), "{m}");
+
+        let (l, c, m) = err("");
+        assert_eq!((l, c), (1, 1));
+        assert!(m.contains("empty"), "{m}");
+
+        let (l, c, m) = err("1\n4 4\n~\nmovePiece 1 1 1\n");
+        assert_eq!((l, c), (4, 16));
+        assert!(m.contains("missing value"), "{m}");
+
+        let (l, _, m) = err("1\n4 4\nisValidScan\n");
+        assert_eq!(l, 3);
+        assert!(m.contains("before the steps"), "{m}");
+
+        let (l, c, m) = err("-1\n4 4\n~\n");
+        assert_eq!((l, c), (1, 1));
+        assert!(m.contains("points must be between"), "{m}");
+    }
+
+    #[test]
+    fn binary_garbage_is_an_error_at_the_first_bad_byte() {
+        let e = parse_bytes(b"1\n4 4\nw k \xff\xfe 1\n").unwrap_err();
+        assert_eq!((e.line, e.col), (3, 5));
+        assert!(e.message.contains("not a text file"));
+    }
+}
