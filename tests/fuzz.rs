@@ -1,0 +1,128 @@
+//! Property tests: no input makes the parser or the engine panic, and the
+//! engine's scans agree with its single calls on random positions.
+
+use chessgrade::domain::{Coord, Dims, Piece};
+use chessgrade::engine::{Position, RuleSet};
+use chessgrade::scenario::{parse, parse_bytes};
+use chessgrade::subject::EngineSubject;
+use proptest::prelude::*;
+
+/// A valid scenario text built from random parts.
+fn scenario_text() -> impl Strategy<Value = String> {
+    let dims = (1i64..7, 1i64..7);
+    dims.prop_flat_map(|(rows, cols)| {
+        let placement = (
+            prop::sample::select(vec!['b', 'w']),
+            prop::sample::select(vec!['k', 'r', 'b', 'p', 'q', 'n']),
+            0..rows,
+            0..cols,
+        )
+            .prop_map(|(c, p, r, k)| format!("{c} {p} {r} {k}"));
+        let step = prop_oneof![
+            Just("isValidScan".to_string()),
+            Just("underThreatScan".to_string()),
+            (-1..rows + 1, -1..cols + 1, -1..rows + 1, -1..cols + 1)
+                .prop_map(|(a, b, c, d)| format!("movePiece {a} {b} {c} {d}")),
+        ];
+        (
+            prop::collection::vec(placement, 0..10),
+            prop::collection::vec(step, 0..12),
+        )
+            .prop_map(move |(ps, ss)| {
+                format!(
+                    "1\n{rows} {cols}\n{}\n~\n{}\n",
+                    ps.join("\n"),
+                    ss.join("\n")
+                )
+            })
+    })
+}
+
+/// Applies random byte-level damage to a text.
+fn mutate(text: String, edits: Vec<(usize, u8, u8)>) -> Vec<u8> {
+    let mut bytes = text.into_bytes();
+    for (pos, kind, byte) in edits {
+        let at = if bytes.is_empty() {
+            0
+        } else {
+            pos % (bytes.len() + 1)
+        };
+        match kind % 3 {
+            0 if at < bytes.len() => bytes[at] = byte,
+            1 => bytes.insert(at, byte),
+            _ if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            _ => {}
+        }
+    }
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let _ = parse_bytes(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        let _ = parse(&text);
+    }
+
+    #[test]
+    fn mutated_scenarios_parse_or_fail_cleanly_and_run(
+        text in scenario_text(),
+        edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..6),
+    ) {
+        let bytes = mutate(text, edits);
+        match parse_bytes(&bytes) {
+            Ok(scenario) => {
+                let exec = chessgrade::runner::execute(&scenario, &mut EngineSubject::new());
+                prop_assert!(exec.failure.is_none());
+                prop_assert!(exec.trace.render().ends_with("END\n"));
+            }
+            Err(diag) => {
+                prop_assert!(diag.line >= 1);
+                prop_assert!(diag.col >= 1);
+                prop_assert!(!diag.message.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn valid_scenarios_always_parse(text in scenario_text()) {
+        prop_assert!(parse(&text).is_ok(), "{}", text);
+    }
+
+    #[test]
+    fn scans_equal_pairwise_calls_on_random_positions(
+        (rows, cols, pieces) in (1i64..6, 1i64..6).prop_flat_map(|(r, c)| {
+            (Just(r), Just(c), prop::collection::vec(
+                (prop::sample::select("kKrRbBpPqQnN".chars().collect::<Vec<_>>()), 0..r, 0..c), 0..8))
+        })
+    ) {
+        let dims = Dims::new(rows, cols).unwrap();
+        let mut pos = Position::new(RuleSet::lab3(), dims);
+        for (ch, r, c) in pieces {
+            pos.place(dims.square_at(r, c).unwrap(), Piece::from_char(ch).unwrap());
+        }
+        let scan: Vec<_> = pos.valid_moves().into_iter().map(|m| (m.from, m.to)).collect();
+        let mut pairwise = Vec::new();
+        for from in dims.squares() {
+            for to in dims.squares() {
+                if pos.is_valid_move(from.coord(), to.coord()) {
+                    pairwise.push((from, to));
+                }
+            }
+        }
+        prop_assert_eq!(scan, pairwise);
+        let threats = pos.threatened_pieces();
+        for sq in dims.squares() {
+            prop_assert_eq!(threats.contains(&sq), pos.is_piece_under_threat(sq.coord()));
+        }
+        prop_assert!(!pos.is_valid_move(Coord::new(-1, 0), Coord::new(0, 0)));
+    }
+}
