@@ -15,6 +15,7 @@ pub mod runner;
 pub mod scenario;
 pub mod snapshot;
 pub mod subject;
+pub mod submission;
 pub mod trace;
 
 use std::path::Path;

@@ -2,8 +2,9 @@
 //! summary line.
 
 use super::board::draw_board;
-use crate::compare::Detail;
-use crate::runner::{MismatchReport, ScenarioResult, SubjectFailureReport, Summary, Verdict};
+use crate::compare::{Detail, Mismatch};
+use crate::engine::BoardText;
+use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, Verdict};
 use colored::Colorize;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -11,6 +12,8 @@ use std::time::Duration;
 pub struct HumanReporter<W: Write> {
     out: W,
 }
+
+const INDENT: &str = "          ";
 
 impl<W: Write> HumanReporter<W> {
     pub fn new(out: W) -> Self {
@@ -23,25 +26,19 @@ impl<W: Write> HumanReporter<W> {
             Verdict::Updated { was_new: true, .. } => " NEW".cyan().bold(),
             Verdict::Updated { was_new: false, .. } => "UPDT".cyan().bold(),
             Verdict::InputError(_) => " ERR".red().bold(),
-            _ => "FAIL".red().bold(),
+            Verdict::Fail(_) | Verdict::NoSnapshot => "FAIL".red().bold(),
         };
         let points = format!("{:>3}/{:<3}", r.earned(), r.points);
         writeln!(self.out, "{label} {points} {}", r.name.display())?;
         match &r.verdict {
             Verdict::Pass => Ok(()),
-            Verdict::Mismatch(m) => self.mismatch(m),
-            Verdict::SubjectFailed(f) => self.subject_failure(f),
+            Verdict::Fail(f) => self.failure(f),
             Verdict::NoSnapshot => writeln!(
                 self.out,
                 "      no snapshot yet: run with --update (then `cargo insta review`) or --accept"
             ),
             Verdict::Updated { path, .. } => writeln!(self.out, "      wrote {}", path.display()),
-            Verdict::InputError(diag) => {
-                for line in diag.to_string().lines() {
-                    writeln!(self.out, "      {line}")?;
-                }
-                Ok(())
-            }
+            Verdict::InputError(diag) => self.indented(&diag.to_string(), "      "),
         }
     }
 
@@ -50,38 +47,69 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "{} {}", " ERR".red().bold(), diag)
     }
 
-    fn step_heading(
-        &mut self,
-        line: Option<u32>,
-        source: &Option<String>,
-        trace_line: Option<usize>,
-    ) -> io::Result<()> {
-        let at = match (line, trace_line) {
-            (Some(l), Some(t)) => format!("line {l} (trace line {t})"),
-            (Some(l), None) => format!("line {l}"),
-            (None, Some(t)) => format!("trace line {t}"),
-            (None, None) => "setup".to_string(),
-        };
-        let step = source.as_deref().unwrap_or("");
-        writeln!(
-            self.out,
-            "      first mismatch at {}: {}",
-            at.bold(),
-            step.bold()
-        )
+    /// A note about the run as a whole (e.g. a file left out of a build).
+    pub fn note(&mut self, note: &str) -> io::Result<()> {
+        writeln!(self.out, "{} {note}", "note:".yellow().bold())
     }
 
-    fn mismatch(&mut self, m: &MismatchReport) -> io::Result<()> {
-        let mm = &m.mismatch;
-        self.step_heading(mm.scenario_line, &m.step_source, Some(mm.trace_line))?;
-        match &mm.detail {
+    fn failure(&mut self, f: &Failure) -> io::Result<()> {
+        let at = match (f.line, &f.kind) {
+            (Some(l), FailureKind::WrongAnswer(m)) => {
+                format!("line {l} (trace line {})", m.trace_line)
+            }
+            (Some(l), _) => format!("line {l}"),
+            (None, _) => "setup".to_string(),
+        };
+        let step = f.step_source.as_deref().unwrap_or("");
+        let what = match &f.kind {
+            FailureKind::WrongAnswer(_) => "a call did not match the expected answer".to_string(),
+            FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
+            FailureKind::Subject(e) => e.to_string(),
+            FailureKind::CompileError(_) => "compile error".to_string(),
+        };
+        if let FailureKind::CompileError(_) = f.kind {
+            writeln!(
+                self.out,
+                "      {}",
+                "the submission did not compile:".red()
+            )?;
+        } else {
+            writeln!(
+                self.out,
+                "      first mismatch at {}: {}",
+                at.bold(),
+                step.bold()
+            )?;
+            writeln!(self.out, "        {}", what.red())?;
+        }
+        match &f.kind {
+            FailureKind::WrongAnswer(m) => self.mismatch(m)?,
+            FailureKind::BoardOutOfSync { expected, actual } => {
+                self.board("expected board", Some(expected))?;
+                self.board("actual board", Some(actual))?;
+            }
+            FailureKind::CompileError(msg) => self.indented(msg, "        ")?,
+            FailureKind::Subject(_) => {}
+        }
+        if !f.board_before.as_str().is_empty() {
+            self.board("board before the step", Some(&f.board_before))?;
+        }
+        if let Some(stderr) = &f.stderr {
+            writeln!(self.out, "        the submission's stderr:")?;
+            self.indented(stderr, INDENT)?;
+        }
+        Ok(())
+    }
+
+    fn mismatch(&mut self, m: &Mismatch) -> io::Result<()> {
+        match &m.detail {
             Detail::Scan { missing, extra } => {
                 self.items("missing (expected, not answered)", missing, |s| {
                     s.green().to_string()
                 })?;
                 self.items("extra (answered, not expected)", extra, |s| {
                     s.red().to_string()
-                })?;
+                })
             }
             Detail::Move {
                 expected_result,
@@ -97,27 +125,17 @@ impl<W: Write> HumanReporter<W> {
                     show(actual_result).red()
                 )?;
                 if expected_board != actual_board {
-                    self.board("expected board after", expected_board)?;
-                    self.board("actual board after", actual_board)?;
+                    let text = |b: &Option<String>| b.clone().map(BoardText);
+                    self.board("expected board after", text(expected_board).as_ref())?;
+                    self.board("actual board after", text(actual_board).as_ref())?;
                 }
+                Ok(())
             }
             Detail::Lines { expected, actual } => {
                 self.items("expected", expected, |s| s.green().to_string())?;
-                self.items("actual", actual, |s| s.red().to_string())?;
+                self.items("actual", actual, |s| s.red().to_string())
             }
         }
-        writeln!(self.out, "        board before the step:")?;
-        write!(self.out, "{}", draw_board(&m.board_before, "          "))
-    }
-
-    fn subject_failure(&mut self, f: &SubjectFailureReport) -> io::Result<()> {
-        self.step_heading(f.failure.line, &f.step_source, None)?;
-        writeln!(self.out, "        {}", f.failure.error.to_string().red())?;
-        if !f.board_before.as_str().is_empty() {
-            writeln!(self.out, "        board before the step:")?;
-            write!(self.out, "{}", draw_board(&f.board_before, "          "))?;
-        }
-        Ok(())
     }
 
     fn items(
@@ -131,21 +149,24 @@ impl<W: Write> HumanReporter<W> {
         }
         writeln!(self.out, "        {title}:")?;
         for item in items {
-            writeln!(self.out, "          {}", paint(item))?;
+            writeln!(self.out, "{INDENT}{}", paint(item))?;
         }
         Ok(())
     }
 
-    fn board(&mut self, title: &str, board: &Option<String>) -> io::Result<()> {
+    fn board(&mut self, title: &str, board: Option<&BoardText>) -> io::Result<()> {
         writeln!(self.out, "        {title}:")?;
         match board {
-            Some(b) => write!(
-                self.out,
-                "{}",
-                draw_board(&crate::engine::BoardText(b.clone()), "          ")
-            ),
-            None => writeln!(self.out, "          (none)"),
+            Some(b) => write!(self.out, "{}", draw_board(b, INDENT)),
+            None => writeln!(self.out, "{INDENT}(none)"),
         }
+    }
+
+    fn indented(&mut self, text: &str, indent: &str) -> io::Result<()> {
+        for line in text.lines() {
+            writeln!(self.out, "{indent}{line}")?;
+        }
+        Ok(())
     }
 
     pub fn summary(&mut self, s: &Summary, elapsed: Duration) -> io::Result<()> {

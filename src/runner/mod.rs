@@ -1,18 +1,24 @@
 //! The runner: discover scenario files, execute each against a subject,
-//! compare with its snapshot, and hand typed results to a reporter.
-//! Nothing here formats output; reporters never compute results.
+//! judge the trace against its snapshot, and hand typed results to a
+//! reporter. Nothing here formats output; reporters never compute results.
 
 mod discover;
 mod execute;
+mod judge;
+mod partition;
+mod pool;
 
 pub use discover::{Found, discover};
 pub use execute::{Execution, StepFailure, execute};
+pub use judge::expected_boards;
+pub use partition::Partition;
+pub use pool::run_all;
 
-use crate::compare::{Mismatch, compare};
+use crate::compare::Mismatch;
 use crate::engine::BoardText;
-use crate::scenario::{self, Diagnostic, Scenario};
-use crate::snapshot::{Snapshot, SnapshotStore};
-use crate::subject::Subject;
+use crate::scenario::{self, Diagnostic, Visibility};
+use crate::snapshot::SnapshotStore;
+use crate::subject::{Subject, SubjectError};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -35,11 +41,13 @@ pub struct ScenarioResult {
     pub name: PathBuf,
     /// Points the scenario is worth (0 when it could not be parsed).
     pub points: u32,
+    pub visibility: Visibility,
     pub verdict: Verdict,
     pub elapsed: Duration,
 }
 
 impl ScenarioResult {
+    /// All or nothing, as the course grades.
     pub fn earned(&self) -> u32 {
         match self.verdict {
             Verdict::Pass | Verdict::Updated { .. } => self.points,
@@ -51,10 +59,8 @@ impl ScenarioResult {
 #[derive(Clone, Debug)]
 pub enum Verdict {
     Pass,
-    /// The trace differs from the snapshot.
-    Mismatch(Box<MismatchReport>),
-    /// The subject failed part-way (issue of submissions, not the engine).
-    SubjectFailed(Box<SubjectFailureReport>),
+    /// The subject went wrong at some step.
+    Fail(Box<Failure>),
     /// No snapshot exists and none was written.
     NoSnapshot,
     /// A snapshot was written (new, or replacing a different one).
@@ -66,21 +72,50 @@ pub enum Verdict {
     InputError(Diagnostic),
 }
 
-/// A mismatch with what a reader needs to understand it.
+/// The first thing that went wrong in a scenario, with what a reader
+/// needs to understand it.
 #[derive(Clone, Debug)]
-pub struct MismatchReport {
-    pub mismatch: Mismatch,
-    /// The source text of the scenario line that differs, trimmed.
+pub struct Failure {
+    pub kind: FailureKind,
+    /// The scenario line of the step; `None` for the setup.
+    pub line: Option<u32>,
+    /// That line's source text, trimmed.
     pub step_source: Option<String>,
-    /// The subject's board before that step.
+    /// The subject's board before the step.
     pub board_before: BoardText,
+    /// What the subject printed on stderr (capped), if anything.
+    pub stderr: Option<String>,
 }
 
 #[derive(Clone, Debug)]
-pub struct SubjectFailureReport {
-    pub failure: StepFailure,
-    pub step_source: Option<String>,
-    pub board_before: BoardText,
+pub enum FailureKind {
+    /// A call returned the wrong value (or the trace differs otherwise).
+    WrongAnswer(Mismatch),
+    /// Every value was right but the board differs from the expected one.
+    BoardOutOfSync {
+        expected: BoardText,
+        actual: BoardText,
+    },
+    /// The subject timed out, crashed, answered garbage or exited early.
+    Subject(SubjectError),
+    /// The submission did not compile (its message).
+    CompileError(String),
+}
+
+impl FailureKind {
+    /// A stable one-word class, for machine-readable reports.
+    pub fn class(&self) -> &'static str {
+        match self {
+            FailureKind::WrongAnswer(_) => "wrong_answer",
+            FailureKind::BoardOutOfSync { .. } => "board_out_of_sync",
+            FailureKind::Subject(SubjectError::Timeout) => "timeout",
+            FailureKind::Subject(SubjectError::Crash(_)) => "crash",
+            FailureKind::Subject(SubjectError::Malformed(_)) => "malformed_answer",
+            FailureKind::Subject(SubjectError::ExitedEarly(_)) => "exited_early",
+            FailureKind::Subject(SubjectError::Io(_)) => "io_error",
+            FailureKind::CompileError(_) => "compile_error",
+        }
+    }
 }
 
 /// Runs one discovered scenario file against `subject`.
@@ -91,96 +126,44 @@ pub fn run_one(
     mode: SnapshotMode,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let (points, verdict) = match scenario::load(&found.path) {
-        Ok(scenario) => (
-            scenario.points,
-            judge(found, &scenario, subject, store, mode),
+    let (points, visibility, verdict) = match scenario::load(&found.path) {
+        Ok(s) => (
+            s.points,
+            s.directives.visibility,
+            judge::judge(found, &s, subject, store, mode),
         ),
-        Err(diag) => (0, Verdict::InputError(diag)),
+        Err(diag) => (0, Visibility::Visible, Verdict::InputError(diag)),
     };
     ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
         points,
+        visibility,
         verdict,
         elapsed: started.elapsed(),
     }
 }
 
-fn judge(
-    found: &Found,
-    scenario: &Scenario,
-    subject: &mut dyn Subject,
-    store: &SnapshotStore,
-    mode: SnapshotMode,
-) -> Verdict {
-    let execution = execute(scenario, subject);
-    let source = std::fs::read_to_string(&found.path).unwrap_or_default();
-    let line_text = |line: u32| {
-        source
-            .lines()
-            .nth(line as usize - 1)
-            .map(|l| l.trim().to_string())
-    };
-    if let Some(failure) = execution.failure {
-        let line = failure.line;
-        return Verdict::SubjectFailed(Box::new(SubjectFailureReport {
-            step_source: line.and_then(line_text),
-            board_before: line.map_or(execution.trace.initial_board.clone(), |l| {
-                execution.trace.board_before(l).clone()
-            }),
-            failure,
-        }));
+/// The result for a scenario that could not even start because the whole
+/// submission failed (e.g. it did not compile).
+pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
+    let (points, visibility) = scenario::load(&found.path)
+        .map(|s| (s.points, s.directives.visibility))
+        .unwrap_or((0, Visibility::Visible));
+    ScenarioResult {
+        path: found.path.clone(),
+        name: found.rel.clone(),
+        points,
+        visibility,
+        verdict: Verdict::Fail(Box::new(Failure {
+            kind,
+            line: None,
+            step_source: None,
+            board_before: BoardText(String::new()),
+            stderr: None,
+        })),
+        elapsed: Duration::ZERO,
     }
-    let actual = execution.trace.render();
-    let expected = match store.load(&found.rel) {
-        Ok(snap) => snap,
-        Err(e) => {
-            let path = store.path_for(&found.rel);
-            return Verdict::InputError(Diagnostic::file(
-                &path,
-                format!("cannot read snapshot: {e}"),
-            ));
-        }
-    };
-    let matches = expected.as_ref().is_some_and(|s| s.matches(&actual));
-    if matches {
-        // A result that matches again makes any pending proposal stale.
-        if mode != SnapshotMode::Check {
-            let _ = store.discard_pending(&found.rel);
-        }
-        return Verdict::Pass;
-    }
-    if mode != SnapshotMode::Check {
-        let snap = Snapshot::new(&found.path, &actual);
-        let written = match mode {
-            SnapshotMode::Accept => store.accept(&found.rel, &snap),
-            _ => store.propose(&found.rel, &snap),
-        };
-        return match written {
-            Ok(path) => Verdict::Updated {
-                path,
-                was_new: expected.is_none(),
-            },
-            Err(e) => Verdict::InputError(Diagnostic::file(
-                &store.path_for(&found.rel),
-                format!("cannot write snapshot: {e}"),
-            )),
-        };
-    }
-    let Some(expected) = expected else {
-        return Verdict::NoSnapshot;
-    };
-    let mismatch = compare(&expected.body, &actual).expect("traces differ, so a mismatch exists");
-    Verdict::Mismatch(Box::new(MismatchReport {
-        step_source: mismatch.scenario_line.and_then(line_text),
-        board_before: mismatch
-            .scenario_line
-            .map_or(execution.trace.initial_board.clone(), |l| {
-                execution.trace.board_before(l).clone()
-            }),
-        mismatch,
-    }))
 }
 
 /// Totals over a batch, for the summary line and the exit code.
@@ -202,7 +185,7 @@ impl Summary {
                 Verdict::Pass => s.passed += 1,
                 Verdict::Updated { .. } => s.updated += 1,
                 Verdict::InputError(_) => s.errors += 1,
-                _ => s.failed += 1,
+                Verdict::Fail(_) | Verdict::NoSnapshot => s.failed += 1,
             }
             s.points += r.earned();
             s.possible += r.points;

@@ -127,12 +127,20 @@ impl SnapshotStore {
     }
 
     /// Reads the snapshot for `rel`; `Ok(None)` when there is none yet.
+    /// Besides `.snap` files, a bare trace at `<rel minus extension>.expected`
+    /// is accepted: the layout of the course corpus's answers.
     pub fn load(&self, rel: &Path) -> std::io::Result<Option<Snapshot>> {
-        match std::fs::read_to_string(self.path_for(rel)) {
-            Ok(text) => Ok(Some(Snapshot::parse(&text))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+        for path in [
+            self.path_for(rel),
+            self.dir.join(rel.with_extension("expected")),
+        ] {
+            match std::fs::read_to_string(path) {
+                Ok(text) => return Ok(Some(Snapshot::parse(&text))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            }
         }
+        Ok(None)
     }
 
     /// Writes `snap` as the accepted snapshot, dropping any pending one.
@@ -208,6 +216,15 @@ mod tests {
             store.pending_path_for(Path::new("x.txt")),
             PathBuf::from("snapshots/scenario@x.txt.snap.new")
         );
+    }
+
+    #[test]
+    fn bare_expected_files_are_found_by_stem() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("part1_4x4_1.expected"), "DIMS 4 4\nEND\n").unwrap();
+        let store = SnapshotStore::new(dir.path());
+        let snap = store.load(Path::new("part1_4x4_1.txt")).unwrap().unwrap();
+        assert!(snap.matches("DIMS 4 4\nEND\n"));
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //! the traces and the comparisons never know which one they are driving.
 
 mod engine;
+mod process;
 
 pub use engine::EngineSubject;
+pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject};
 
 use crate::domain::{Coord, Dims, Square};
 use crate::engine::{BoardText, RuleSet};
@@ -29,6 +31,10 @@ pub trait Subject {
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError>;
     /// The whole board, as the subject sees it now.
     fn board(&mut self) -> Result<BoardText, SubjectError>;
+    /// Debug output the subject produced (a submission's stderr), for reports.
+    fn stderr_excerpt(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Why a subject could not answer. The engine never fails; submissions do.

@@ -1,0 +1,252 @@
+//! Rendering a [`Report`] as JSON, JUnit XML, Gradescope's `results.json`
+//! or GitHub Actions annotations. Each renderer only lays out what the
+//! report already says.
+
+use super::model::{Report, Status};
+use quick_xml::Writer;
+use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, Event};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The report as pretty JSON (the format `chessgrade merge` reads).
+pub fn json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// Gradescope's autograder `results.json`.
+pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Results<'a> {
+        score: f64,
+        execution_time: u64,
+        output: String,
+        tests: Vec<Test<'a>>,
+    }
+    #[derive(Serialize)]
+    struct Test<'a> {
+        name: &'a str,
+        number: String,
+        score: f64,
+        max_score: f64,
+        status: &'static str,
+        output: String,
+        visibility: &'a str,
+    }
+    let totals = report.totals();
+    let mut output = format!(
+        "{} of {} scenarios passed; {} / {} points.",
+        totals.passed,
+        report.scenarios.len(),
+        totals.points,
+        totals.possible
+    );
+    for note in &report.notes {
+        output.push_str(&format!("\nnote: {note}"));
+    }
+    let results = Results {
+        score: totals.points as f64,
+        execution_time: report.elapsed_secs.ceil() as u64,
+        output,
+        tests: report
+            .scenarios
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Test {
+                name: &s.name,
+                number: (i + 1).to_string(),
+                score: s.earned as f64,
+                max_score: s.points as f64,
+                status: if matches!(s.status, Status::Pass | Status::Updated) {
+                    "passed"
+                } else {
+                    "failed"
+                },
+                output: s.details.clone(),
+                visibility: &s.visibility,
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &results).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// JUnit XML as Jenkins and GitLab read it: one `<testcase>` per scenario,
+/// `<failure>` for wrong results, `<error>` for unreadable input.
+pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let totals = report.totals();
+    let mut w = Writer::new_with_indent(&mut *out, b' ', 2);
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let tests = report.scenarios.len().to_string();
+    let failures = totals.failed.to_string();
+    let errors = totals.errors.to_string();
+    let time = format!("{:.3}", report.elapsed_secs);
+    for tag in ["testsuites", "testsuite"] {
+        let mut el = BytesStart::new(tag);
+        el.push_attribute(("name", "chessgrade"));
+        el.push_attribute(("tests", tests.as_str()));
+        el.push_attribute(("failures", failures.as_str()));
+        el.push_attribute(("errors", errors.as_str()));
+        el.push_attribute(("time", time.as_str()));
+        w.write_event(Event::Start(el))?;
+    }
+    for s in &report.scenarios {
+        let classname = match s.name.rsplit_once('/') {
+            Some((dir, _)) => format!("chessgrade.{}", dir.replace('/', ".")),
+            None => "chessgrade".to_string(),
+        };
+        let mut case = BytesStart::new("testcase");
+        case.push_attribute(("name", s.name.as_str()));
+        case.push_attribute(("classname", classname.as_str()));
+        case.push_attribute(("file", s.path.as_str()));
+        case.push_attribute(("time", format!("{:.3}", s.elapsed_secs).as_str()));
+        let tag = match s.status {
+            Status::Pass | Status::Updated => {
+                w.write_event(Event::Empty(case))?;
+                continue;
+            }
+            Status::Fail => "failure",
+            Status::Error => "error",
+        };
+        w.write_event(Event::Start(case))?;
+        let mut el = BytesStart::new(tag);
+        el.push_attribute(("message", s.message.as_str()));
+        el.push_attribute(("type", s.class.as_deref().unwrap_or("failure")));
+        w.write_event(Event::Start(el))?;
+        // CDATA cannot hold "]]>": split it across two sections.
+        let parts: Vec<&str> = s.details.split("]]>").collect();
+        for (i, part) in parts.iter().enumerate() {
+            let open = if i == 0 { "" } else { ">" };
+            let close = if i + 1 < parts.len() { "]]" } else { "" };
+            w.write_event(Event::CData(BytesCData::new(format!(
+                "{open}{part}{close}"
+            ))))?;
+        }
+        w.write_event(Event::End(BytesEnd::new(tag)))?;
+        w.write_event(Event::End(BytesEnd::new("testcase")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("testsuite")))?;
+    w.write_event(Event::End(BytesEnd::new("testsuites")))?;
+    writeln!(out)
+}
+
+/// GitHub Actions workflow commands: an `::error` annotation per failed
+/// scenario, pointing at the scenario file and the line of the first
+/// mismatch, then a summary line.
+pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for s in &report.scenarios {
+        if matches!(s.status, Status::Pass | Status::Updated) {
+            continue;
+        }
+        let line = s.line.map_or(String::new(), |l| format!(",line={l}"));
+        writeln!(
+            out,
+            "::error file={}{line},title={}::{}",
+            escape_property(&s.path),
+            escape_property(&format!("chessgrade: {}", s.name)),
+            escape_data(&format!("{}\n{}", s.message, s.details))
+        )?;
+    }
+    let t = report.totals();
+    writeln!(
+        out,
+        "chessgrade: {} passed, {} failed, {} errors; points {}/{}",
+        t.passed, t.failed, t.errors, t.points, t.possible
+    )
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{REPORT_VERSION, ScenarioRecord};
+
+    fn sample() -> Report {
+        let rec = |name: &str, status, line| ScenarioRecord {
+            name: name.into(),
+            path: format!("scenarios/{name}"),
+            points: 2,
+            earned: if status == Status::Pass { 2 } else { 0 },
+            visibility: "hidden".into(),
+            status,
+            class: (status != Status::Pass).then(|| "wrong_answer".into()),
+            line,
+            step: None,
+            message: "a call did not match, at line 7".into(),
+            details: "details <&> ]]> end".into(),
+            elapsed_secs: 0.25,
+        };
+        Report {
+            chessgrade_report: REPORT_VERSION,
+            subject: "s".into(),
+            partition: None,
+            elapsed_secs: 1.2,
+            notes: vec![],
+            scenarios: vec![
+                rec("a/x.txt", Status::Pass, None),
+                rec("a/y.txt", Status::Fail, Some(7)),
+            ],
+        }
+    }
+
+    fn render(f: fn(&Report, &mut dyn Write) -> io::Result<()>) -> String {
+        let mut buf = Vec::new();
+        f(&sample(), &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn gradescope_has_the_spec_fields() {
+        let v: serde_json::Value = serde_json::from_str(&render(gradescope)).unwrap();
+        assert_eq!(v["score"], 2.0);
+        assert_eq!(v["execution_time"], 2);
+        let t = &v["tests"][1];
+        assert_eq!(t["name"], "a/y.txt");
+        assert_eq!(t["number"], "2");
+        assert_eq!(
+            (t["score"].as_f64(), t["max_score"].as_f64()),
+            (Some(0.0), Some(2.0))
+        );
+        assert_eq!(t["status"], "failed");
+        assert_eq!(t["visibility"], "hidden");
+        assert_eq!(v["tests"][0]["status"], "passed");
+    }
+
+    #[test]
+    fn junit_is_well_formed_xml_with_counts() {
+        let xml = render(junit);
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let mut cases = 0;
+        let mut failures = 0;
+        let mut cdata = String::new();
+        loop {
+            match reader.read_event().expect("well-formed XML") {
+                Event::Eof => break,
+                Event::Start(e) | Event::Empty(e) if e.name().as_ref() == "testcase" => cases += 1,
+                Event::Start(e) if e.name().as_ref() == "failure" => failures += 1,
+                Event::CData(t) => cdata.push_str(&t.into_inner()),
+                _ => {}
+            }
+        }
+        assert_eq!((cases, failures), (2, 1));
+        assert_eq!(cdata, "details <&> ]]> end", "CDATA survives intact");
+        assert!(xml.contains("tests=\"2\" failures=\"1\" errors=\"0\""));
+    }
+
+    #[test]
+    fn github_annotations_point_at_file_and_line() {
+        let text = render(github);
+        assert!(text.starts_with("::error file=scenarios/a/y.txt,line=7,title=chessgrade%3A a/y.txt::a call did not match, at line 7"), "{text}");
+        assert!(text.contains("%0Adetails"));
+        assert!(text.ends_with("chessgrade: 1 passed, 1 failed, 0 errors; points 2/4\n"));
+    }
+}

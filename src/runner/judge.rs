@@ -1,0 +1,209 @@
+//! Judging one scenario: execute it, then find the first thing that went
+//! wrong, in scenario order, as the course grader would see it — a call
+//! that returned the wrong value, a board out of sync after a step, or the
+//! subject failing outright. At the same line a wrong value wins over a
+//! board difference.
+
+use super::{Failure, FailureKind, Found, SnapshotMode, Verdict, execute};
+use crate::compare::{Detail, compare};
+use crate::domain::Piece;
+use crate::engine::{Board, BoardText};
+use crate::scenario::{Diagnostic, Scenario};
+use crate::snapshot::{Snapshot, SnapshotStore};
+use crate::subject::Subject;
+use crate::trace::Trace;
+use std::collections::HashMap;
+
+pub(super) fn judge(
+    found: &Found,
+    scenario: &Scenario,
+    subject: &mut dyn Subject,
+    store: &SnapshotStore,
+    mode: SnapshotMode,
+) -> Verdict {
+    let execution = execute(scenario, subject);
+    let stderr = subject.stderr_excerpt();
+    let trace = &execution.trace;
+    let source = std::fs::read_to_string(&found.path).unwrap_or_default();
+    let failure_at = |line: Option<u32>, kind: FailureKind| {
+        Verdict::Fail(Box::new(Failure {
+            kind,
+            step_source: line.and_then(|l| {
+                source
+                    .lines()
+                    .nth(l as usize - 1)
+                    .map(|s| s.trim().to_string())
+            }),
+            board_before: line.map_or(trace.initial_board.clone(), |l| {
+                trace.board_before(l).clone()
+            }),
+            line,
+            stderr: stderr.clone(),
+        }))
+    };
+
+    let expected = match store.load(&found.rel) {
+        Ok(snap) => snap,
+        Err(e) => {
+            let path = store.path_for(&found.rel);
+            return Verdict::InputError(Diagnostic::file(
+                &path,
+                format!("cannot read snapshot: {e}"),
+            ));
+        }
+    };
+    let actual = trace.render();
+    let subject_failure = execution.failure.clone();
+
+    if subject_failure.is_none() && expected.as_ref().is_some_and(|s| s.matches(&actual)) {
+        if mode != SnapshotMode::Check {
+            // A result that matches again makes any pending proposal stale.
+            let _ = store.discard_pending(&found.rel);
+        }
+        return Verdict::Pass;
+    }
+    if subject_failure.is_none() && mode != SnapshotMode::Check {
+        return write_snapshot(found, store, mode, &actual, expected.is_none());
+    }
+    let Some(expected) = expected else {
+        return match subject_failure {
+            Some(f) => failure_at(f.line, FailureKind::Subject(f.error)),
+            None => Verdict::NoSnapshot,
+        };
+    };
+
+    // Candidates for "first thing wrong", each with its scenario line
+    // (setup = 0) and a rank that orders kinds at the same line.
+    let mut candidates: Vec<(u32, u8, Option<u32>, FailureKind)> = Vec::new();
+    if let Some(m) = compare(&expected.body, &actual) {
+        let line = m.scenario_line;
+        // A trace cut short "differs" where the subject stopped: that is
+        // the subject's failure, reported below, not a wrong answer.
+        let before_failure = match (&subject_failure, line) {
+            (None, _) => true,
+            (Some(f), Some(l)) => f.line.is_some_and(|fl| l < fl),
+            (Some(_), None) => false,
+        };
+        if before_failure {
+            let kind = match &m.detail {
+                Detail::Move {
+                    expected_result,
+                    actual_result,
+                    expected_board: Some(e),
+                    actual_board: Some(a),
+                } if expected_result == actual_result => FailureKind::BoardOutOfSync {
+                    expected: BoardText(e.clone()),
+                    actual: BoardText(a.clone()),
+                },
+                _ => FailureKind::WrongAnswer(m.clone()),
+            };
+            let rank = if matches!(kind, FailureKind::WrongAnswer(_)) {
+                0
+            } else {
+                1
+            };
+            candidates.push((line.unwrap_or(u32::MAX), rank, line, kind));
+        }
+    }
+    if let Some((line, exp, act)) = first_board_drift(scenario, &expected, trace) {
+        candidates.push((
+            line.unwrap_or(0),
+            1,
+            line,
+            FailureKind::BoardOutOfSync {
+                expected: exp,
+                actual: act,
+            },
+        ));
+    }
+    if let Some(f) = subject_failure {
+        candidates.push((
+            f.line.unwrap_or(0),
+            2,
+            f.line,
+            FailureKind::Subject(f.error),
+        ));
+    }
+    candidates.sort_by_key(|c| (c.0, c.1));
+    match candidates.into_iter().next() {
+        Some((_, _, line, kind)) => failure_at(line, kind),
+        // Only trailing whitespace differed; `matches` normalises it.
+        None => Verdict::Pass,
+    }
+}
+
+fn write_snapshot(
+    found: &Found,
+    store: &SnapshotStore,
+    mode: SnapshotMode,
+    actual: &str,
+    was_new: bool,
+) -> Verdict {
+    let input = found.path.strip_prefix(".").unwrap_or(&found.path);
+    let snap = Snapshot::new(input, actual);
+    let written = match mode {
+        SnapshotMode::Accept => store.accept(&found.rel, &snap),
+        _ => store.propose(&found.rel, &snap),
+    };
+    match written {
+        Ok(path) => Verdict::Updated { path, was_new },
+        Err(e) => Verdict::InputError(Diagnostic::file(
+            &store.path_for(&found.rel),
+            format!("cannot write snapshot: {e}"),
+        )),
+    }
+}
+
+/// The board the snapshot expects after the setup (key `None`) and after
+/// each step (by scenario line): the placements' board, then the `B` line
+/// of every move, unchanged across scans.
+pub fn expected_boards(
+    scenario: &Scenario,
+    expected: &Snapshot,
+) -> (BoardText, HashMap<u32, BoardText>) {
+    let mut board = Board::empty(scenario.dims);
+    for p in &scenario.placements {
+        board.set(p.square, Some(Piece::new(p.color, p.role)));
+    }
+    let initial = board.text();
+    let mut after_move: HashMap<u32, BoardText> = HashMap::new();
+    let mut lines = expected.body.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(n) = line
+            .strip_prefix('L')
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+        else {
+            continue;
+        };
+        if let Some(b) = lines.peek().and_then(|l| l.strip_prefix("  B ")) {
+            after_move.insert(n, BoardText(b.to_string()));
+        }
+    }
+    let mut current = initial.clone();
+    let mut per_step = HashMap::new();
+    for step in &scenario.steps {
+        if let Some(b) = after_move.get(&step.line) {
+            current = b.clone();
+        }
+        per_step.insert(step.line, current.clone());
+    }
+    (initial, per_step)
+}
+
+/// The first point (setup = `None`, else a step line) where the subject's
+/// board differs from the expected board, with both boards.
+fn first_board_drift(
+    scenario: &Scenario,
+    expected: &Snapshot,
+    trace: &Trace,
+) -> Option<(Option<u32>, BoardText, BoardText)> {
+    let (initial, per_step) = expected_boards(scenario, expected);
+    if !trace.initial_board.as_str().is_empty() && trace.initial_board != initial {
+        return Some((None, initial, trace.initial_board.clone()));
+    }
+    trace.entries.iter().find_map(|e| {
+        let exp = per_step.get(&e.line)?;
+        (exp != &e.board_after).then(|| (Some(e.line), exp.clone(), e.board_after.clone()))
+    })
+}

@@ -1,0 +1,53 @@
+//! Running many scenarios on a pool of threads. Each worker owns its own
+//! subject (for submissions: one fresh process per scenario, started by the
+//! subject's setup); results are handed back in discovery order as soon as
+//! every earlier one is done, so reports stream in a stable order.
+
+use super::{Found, ScenarioResult, SnapshotMode, run_one};
+use crate::snapshot::SnapshotStore;
+use crate::subject::Subject;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// Runs every scenario of `found` with up to `jobs` in parallel; calls
+/// `on_result` for each result in order; returns them all in order.
+pub fn run_all(
+    found: &[Found],
+    jobs: usize,
+    make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
+    store: &SnapshotStore,
+    mode: SnapshotMode,
+    mut on_result: impl FnMut(&ScenarioResult),
+) -> Vec<ScenarioResult> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, ScenarioResult)>();
+    let mut results = Vec::with_capacity(found.len());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, found.len().max(1)) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                let mut subject = make_subject();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = found.get(i) else { break };
+                    let result = run_one(f, subject.as_mut(), store, mode);
+                    if tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        for (i, result) in rx {
+            pending.insert(i, result);
+            while let Some(result) = pending.remove(&results.len()) {
+                on_result(&result);
+                results.push(result);
+            }
+        }
+    });
+    results
+}

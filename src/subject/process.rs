@@ -1,0 +1,572 @@
+//! An external engine driven over the line protocol of `docs/protocol.md`.
+//!
+//! One fresh process per scenario, in its own process group and temporary
+//! working directory, under rlimits (CPU seconds, address space, file size,
+//! no core dumps). Requests are pipelined: a writer thread feeds stdin from
+//! a queue while the caller drains answers that a reader thread collects,
+//! so a 65,536-call scan never deadlocks on full pipes and never costs a
+//! round trip per call. Every wait is bounded by the scenario's wall-clock
+//! deadline; on any failure the whole process group is killed.
+
+use super::{Subject, SubjectError};
+use crate::domain::{Coord, Dims, Square};
+use crate::engine::{BoardText, RuleSet};
+use crate::scenario::Placement;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The protocol version this grader speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Resource limits for one scenario's process.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Wall-clock time for the whole scenario.
+    pub timeout: Duration,
+    /// CPU seconds (RLIMIT_CPU).
+    pub cpu_seconds: u64,
+    /// Address space in bytes (RLIMIT_AS).
+    pub memory_bytes: u64,
+    /// Total bytes read from the engine's stdout.
+    pub max_output_bytes: usize,
+    /// Longest single answer line.
+    pub max_line_bytes: usize,
+    /// Bytes of stderr kept for the report (the rest is drained and dropped).
+    pub max_stderr_bytes: usize,
+    /// Largest file the engine may write (RLIMIT_FSIZE).
+    pub max_file_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(10),
+            cpu_seconds: 10,
+            memory_bytes: 1 << 30,
+            max_output_bytes: 64 << 20,
+            max_line_bytes: 1 << 20,
+            max_stderr_bytes: 16 << 10,
+            max_file_bytes: 16 << 20,
+        }
+    }
+}
+
+/// The command that starts an engine: a program and its arguments, never a
+/// shell string.
+#[derive(Clone, Debug)]
+pub struct EngineCommand {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+}
+
+/// An external engine as a [`Subject`].
+pub struct ProcessSubject {
+    command: EngineCommand,
+    limits: Limits,
+    running: Option<Running>,
+    /// The current board size, to check `BOARD` answers and expand scans.
+    dims: Option<Dims>,
+    /// What the last process wrote to stderr (capped).
+    stderr: Arc<Mutex<CappedText>>,
+}
+
+struct Running {
+    child: Child,
+    requests: Sender<Vec<u8>>,
+    answers: Receiver<ReadEvent>,
+    deadline: Instant,
+    _workdir: tempfile::TempDir,
+}
+
+enum ReadEvent {
+    Line(String),
+    TooLong,
+    TooMuch,
+    Eof,
+}
+
+impl ProcessSubject {
+    pub fn new(command: EngineCommand, limits: Limits) -> Self {
+        ProcessSubject {
+            command,
+            limits,
+            running: None,
+            dims: None,
+            stderr: Arc::new(Mutex::new(CappedText::default())),
+        }
+    }
+
+    /// What the engine printed on stderr during the current scenario (capped).
+    pub fn stderr_excerpt(&self) -> String {
+        self.stderr.lock().map(|s| s.render()).unwrap_or_default()
+    }
+
+    fn spawn(&mut self) -> Result<(), SubjectError> {
+        self.stop();
+        let workdir = tempfile::Builder::new()
+            .prefix("chessgrade-run-")
+            .tempdir()
+            .map_err(|e| SubjectError::Io(format!("cannot create a working directory: {e}")))?;
+        let mut cmd = Command::new(&self.command.program);
+        cmd.args(&self.command.args)
+            .current_dir(workdir.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", workdir.path())
+            .env("LANG", "C")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let limits = self.limits.clone();
+        // SAFETY: only async-signal-safe libc calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || apply_limits(&limits));
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            SubjectError::Io(format!(
+                "cannot start {}: {e}",
+                self.command.program.display()
+            ))
+        })?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        *self.stderr.lock().expect("stderr buffer") = CappedText::new(self.limits.max_stderr_bytes);
+        spawn_stderr_drain(stderr, Arc::clone(&self.stderr));
+        let answers = spawn_reader(
+            stdout,
+            self.limits.max_line_bytes,
+            self.limits.max_output_bytes,
+        );
+        let requests = spawn_writer(stdin);
+        self.running = Some(Running {
+            child,
+            requests,
+            answers,
+            deadline: Instant::now() + self.limits.timeout,
+            _workdir: workdir,
+        });
+        Ok(())
+    }
+
+    /// Kills the engine's whole process group and reaps it.
+    fn stop(&mut self) {
+        if let Some(mut run) = self.running.take() {
+            kill_group(&run.child);
+            let _ = run.child.wait();
+        }
+    }
+
+    /// Sends `requests` (one per line) in one go and returns one answer per
+    /// request, each checked by `accept`.
+    fn call<T>(
+        &mut self,
+        requests: &[String],
+        accept: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<T>, SubjectError> {
+        let run = self
+            .running
+            .as_mut()
+            .ok_or_else(|| SubjectError::Io("engine not started".into()))?;
+        let mut batch = Vec::with_capacity(requests.iter().map(|r| r.len() + 1).sum());
+        for r in requests {
+            batch.extend_from_slice(r.as_bytes());
+            batch.push(b'\n');
+        }
+        // A closed queue means the writer saw the engine's stdin close; the
+        // reader will report the exit, so the error here is not final.
+        let _ = run.requests.send(batch);
+        let mut out = Vec::with_capacity(requests.len());
+        for request in requests {
+            let line = self.next_answer()?;
+            match accept(&line) {
+                Some(v) => out.push(v),
+                None => {
+                    self.stop();
+                    return Err(SubjectError::Malformed(format!(
+                        "`{request}` was answered `{}`",
+                        shorten(&line)
+                    )));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn next_answer(&mut self) -> Result<String, SubjectError> {
+        let run = self.running.as_mut().expect("checked by call");
+        let left = run.deadline.saturating_duration_since(Instant::now());
+        let event = match run.answers.recv_timeout(left) {
+            Ok(event) => event,
+            Err(RecvTimeoutError::Timeout) => {
+                self.stop();
+                return Err(SubjectError::Timeout);
+            }
+            Err(RecvTimeoutError::Disconnected) => ReadEvent::Eof,
+        };
+        match event {
+            ReadEvent::Line(line) => Ok(line),
+            ReadEvent::TooLong => {
+                self.stop();
+                Err(SubjectError::Malformed(format!(
+                    "an answer line longer than {} bytes",
+                    self.limits.max_line_bytes
+                )))
+            }
+            ReadEvent::TooMuch => {
+                self.stop();
+                Err(SubjectError::Malformed(format!(
+                    "more than {} bytes of answers",
+                    self.limits.max_output_bytes
+                )))
+            }
+            ReadEvent::Eof => Err(self.ended()),
+        }
+    }
+
+    /// The engine closed its stdout: find out how it ended.
+    fn ended(&mut self) -> SubjectError {
+        let Some(mut run) = self.running.take() else {
+            return SubjectError::ExitedEarly(None);
+        };
+        // Give it a moment to exit on its own, bounded by the deadline.
+        let grace = Instant::now() + Duration::from_secs(2);
+        let status = loop {
+            match run.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < grace.min(run.deadline) => {
+                    thread::sleep(Duration::from_millis(10))
+                }
+                _ => break None,
+            }
+        };
+        kill_group(&run.child);
+        let status = status.or_else(|| run.child.wait().ok());
+        match status {
+            Some(s) => match s.signal() {
+                Some(libc::SIGXCPU) => SubjectError::Timeout,
+                Some(sig) => SubjectError::Crash(signal_name(sig)),
+                None => SubjectError::ExitedEarly(s.code()),
+            },
+            // Still running with stdout closed: it stopped answering.
+            None => SubjectError::ExitedEarly(None),
+        }
+    }
+
+    fn dims(&self) -> Result<Dims, SubjectError> {
+        self.dims
+            .ok_or_else(|| SubjectError::Io("setup first".into()))
+    }
+}
+
+impl Drop for ProcessSubject {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Subject for ProcessSubject {
+    fn setup(
+        &mut self,
+        _rules: RuleSet,
+        dims: Dims,
+        placements: &[Placement],
+    ) -> Result<(), SubjectError> {
+        self.spawn()?;
+        self.dims = Some(dims);
+        let hello = format!("HELLO {PROTOCOL_VERSION}");
+        let version_ok =
+            |a: &str| (a == hello || a.starts_with(&format!("{hello} "))).then_some(());
+        self.call(std::slice::from_ref(&hello), version_ok)
+            .map_err(|e| match e {
+                SubjectError::Malformed(m) => {
+                    SubjectError::Malformed(format!("protocol version: {m}"))
+                }
+                other => other,
+            })?;
+        let mut requests = vec![format!("NEW {} {}", dims.rows(), dims.cols())];
+        requests.extend(placements.iter().map(|p| {
+            format!(
+                "PLACE {} {} {} {}",
+                p.color.letter(),
+                p.role.letter(),
+                p.square.row,
+                p.square.col
+            )
+        }));
+        self.call(&requests, |a| (a == "OK").then_some(()))?;
+        Ok(())
+    }
+
+    fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
+        let dims = self.dims()?;
+        let pairs: Vec<(Square, Square)> = dims
+            .squares()
+            .flat_map(|from| dims.squares().map(move |to| (from, to)))
+            .collect();
+        let requests: Vec<String> = pairs
+            .iter()
+            .map(|(f, t)| format!("VALID {f} {t}"))
+            .collect();
+        let answers = self.call(&requests, parse_bool)?;
+        Ok(pairs
+            .into_iter()
+            .zip(answers)
+            .filter(|(_, ok)| *ok)
+            .map(|(p, _)| p)
+            .collect())
+    }
+
+    fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {
+        let dims = self.dims()?;
+        let squares: Vec<Square> = dims.squares().collect();
+        let requests: Vec<String> = squares.iter().map(|s| format!("THREAT {s}")).collect();
+        let answers = self.call(&requests, parse_bool)?;
+        Ok(squares
+            .into_iter()
+            .zip(answers)
+            .filter(|(_, t)| *t)
+            .map(|(s, _)| s)
+            .collect())
+    }
+
+    fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError> {
+        let answers = self.call(&[format!("MOVE {from} {to}")], parse_bool)?;
+        Ok(answers[0])
+    }
+
+    fn board(&mut self) -> Result<BoardText, SubjectError> {
+        let dims = self.dims()?;
+        let answers = self.call(&["BOARD".to_string()], |a| parse_board(a, dims))?;
+        Ok(answers.into_iter().next().expect("one answer per request"))
+    }
+
+    fn stderr_excerpt(&self) -> Option<String> {
+        Some(ProcessSubject::stderr_excerpt(self)).filter(|s| !s.is_empty())
+    }
+}
+
+fn parse_bool(answer: &str) -> Option<bool> {
+    match answer {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// `BOARD <rows joined by '/'>`, of exactly the board's shape and alphabet.
+fn parse_board(answer: &str, dims: Dims) -> Option<BoardText> {
+    let text = answer.strip_prefix("BOARD ")?;
+    let rows: Vec<&str> = text.split('/').collect();
+    let shape_ok = rows.len() == dims.rows() as usize
+        && rows.iter().all(|r| {
+            r.len() == dims.cols() as usize
+                && r.chars().all(|c| c == '.' || "KQRBNPkqrbnp".contains(c))
+        });
+    shape_ok.then(|| BoardText(text.to_string()))
+}
+
+fn shorten(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
+}
+
+/// Runs in the child between fork and exec: a process group of its own
+/// (so the grader can kill everything it forks) and resource limits.
+fn apply_limits(limits: &Limits) -> std::io::Result<()> {
+    let set = |resource, value: u64| {
+        let lim = libc::rlimit {
+            rlim_cur: value as libc::rlim_t,
+            rlim_max: value as libc::rlim_t,
+        };
+        // SAFETY: plain syscall on a valid struct.
+        if unsafe { libc::setrlimit(resource, &lim) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: setpgid(0, 0) puts this process in a new group.
+    if unsafe { libc::setpgid(0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    set(libc::RLIMIT_CPU, limits.cpu_seconds)?;
+    set(libc::RLIMIT_AS, limits.memory_bytes)?;
+    set(libc::RLIMIT_FSIZE, limits.max_file_bytes)?;
+    set(libc::RLIMIT_CORE, 0)?;
+    Ok(())
+}
+
+fn kill_group(child: &Child) {
+    let pid = child.id() as i32;
+    // SAFETY: signalling our own child's process group.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+pub(crate) fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGSYS => "SIGSYS",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || {
+        for batch in rx {
+            if stdin
+                .write_all(&batch)
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
+                break; // the engine closed its stdin; the reader reports how it ended
+            }
+        }
+    });
+    tx
+}
+
+fn spawn_reader(
+    stdout: impl Read + Send + 'static,
+    max_line: usize,
+    max_total: usize,
+) -> Receiver<ReadEvent> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut reader = BufReader::with_capacity(64 << 10, stdout);
+        let mut total = 0usize;
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let read = (&mut reader)
+                .take(max_line as u64 + 1)
+                .read_until(b'\n', &mut buf);
+            let event = match read {
+                Ok(0) | Err(_) => ReadEvent::Eof,
+                Ok(n) => {
+                    total += n;
+                    if total > max_total {
+                        ReadEvent::TooMuch
+                    } else if buf.last() != Some(&b'\n') && n > max_line {
+                        ReadEvent::TooLong
+                    } else {
+                        let line = String::from_utf8_lossy(&buf);
+                        ReadEvent::Line(line.trim_end_matches(['\n', '\r']).to_string())
+                    }
+                }
+            };
+            let last = !matches!(event, ReadEvent::Line(_));
+            if tx.send(event).is_err() || last {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn spawn_stderr_drain(stderr: impl Read + Send + 'static, sink: Arc<Mutex<CappedText>>) {
+    thread::spawn(move || {
+        let mut stderr = stderr;
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut s) = sink.lock() {
+                s.push(&chunk[..n]);
+            }
+        }
+    });
+}
+
+/// The first `cap` bytes of a stream, plus a count of what was dropped.
+#[derive(Default)]
+struct CappedText {
+    cap: usize,
+    kept: Vec<u8>,
+    dropped: usize,
+}
+
+impl CappedText {
+    fn new(cap: usize) -> Self {
+        CappedText {
+            cap,
+            ..Default::default()
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.cap.saturating_sub(self.kept.len());
+        let keep = room.min(bytes.len());
+        self.kept.extend_from_slice(&bytes[..keep]);
+        self.dropped += bytes.len() - keep;
+    }
+
+    fn render(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.kept).into_owned();
+        if self.dropped > 0 {
+            s.push_str(&format!("\n… ({} more bytes not kept)", self.dropped));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_must_have_the_boards_shape() {
+        let dims = Dims::new(2, 3).unwrap();
+        assert_eq!(
+            parse_board("BOARD K../..p", dims),
+            Some(BoardText("K../..p".into()))
+        );
+        assert_eq!(parse_board("BOARD K../..", dims), None);
+        assert_eq!(parse_board("BOARD K../..x", dims), None);
+        assert_eq!(parse_board("K../..p", dims), None);
+    }
+
+    #[test]
+    fn answers_are_exactly_zero_or_one() {
+        assert_eq!(parse_bool("1"), Some(true));
+        assert_eq!(parse_bool("0"), Some(false));
+        assert_eq!(parse_bool("true"), None);
+        assert_eq!(parse_bool(" 1"), None);
+    }
+
+    #[test]
+    fn capped_text_keeps_the_start_and_counts_the_rest() {
+        let mut c = CappedText::new(4);
+        c.push(b"abcdef");
+        c.push(b"gh");
+        assert_eq!(c.render(), "abcd\n… (4 more bytes not kept)");
+    }
+}
