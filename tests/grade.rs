@@ -4,7 +4,7 @@
 //! their verdicts checked against each fixture's `EXPECT` file.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
