@@ -254,18 +254,20 @@ fn run_batch(
             let _ = reporter.input_error(diag);
         }
     }
+    // Results stream to the terminal in discovery order as they complete.
+    let mut show = |r: &ScenarioResult| {
+        if human {
+            let _ = reporter.scenario(r);
+        }
+    };
     let results: Vec<ScenarioResult> = match &failed_build {
         Some(kind) => found
             .iter()
             .map(|f| runner::not_run(f, kind.clone()))
+            .inspect(&mut show)
             .collect(),
-        None => runner::run_all(&found, jobs, make_subject, &store, mode, |_| {}),
+        None => runner::run_all(&found, jobs, make_subject, &store, mode, show),
     };
-    if human {
-        for r in &results {
-            let _ = reporter.scenario(r);
-        }
-    }
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();
     if human {
