@@ -275,10 +275,17 @@ impl Drop for ProcessSubject {
 impl Subject for ProcessSubject {
     fn setup(
         &mut self,
-        _rules: RuleSet,
+        rules: RuleSet,
         dims: Dims,
         placements: &[Placement],
     ) -> Result<(), SubjectError> {
+        // Protocol v1 mirrors the Lab 3 interface: no FEN, no special moves.
+        if rules.id != crate::engine::RuleSetId::Lab3 {
+            return Err(SubjectError::Io(format!(
+                "protocol v{PROTOCOL_VERSION} drives `lab3` scenarios only, not `{}`",
+                rules.id
+            )));
+        }
         self.spawn()?;
         self.dims = Some(dims);
         let hello = format!("HELLO {PROTOCOL_VERSION}");
