@@ -274,3 +274,11 @@ fn usage_errors_exit_2_and_help_documents_exit_codes() {
         "{help}"
     );
 }
+
+#[test]
+fn accept_does_not_ask_for_a_review() {
+    let dir = project(&[("a/good.txt", GOOD), ("b/other.txt", GOOD)]);
+    let text = stdout(&chessgrade(dir.path(), &["run", "--accept"]));
+    assert!(text.contains("2 snapshots written"), "{text}");
+    assert!(!text.contains("review pending"), "{text}");
+}

@@ -193,7 +193,7 @@ impl<W: Write> HumanReporter<W> {
             s.possible,
             elapsed.as_secs_f64()
         )?;
-        if s.updated > 0 {
+        if s.proposed > 0 {
             writeln!(
                 self.out,
                 "review pending snapshots with `cargo insta review` (or rerun with --accept)"

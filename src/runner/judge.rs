@@ -22,6 +22,7 @@ pub(super) fn judge(
     mode: SnapshotMode,
 ) -> Verdict {
     let execution = execute(scenario, subject);
+    subject.finish();
     let stderr = subject.stderr_excerpt();
     let trace = &execution.trace;
     let source = std::fs::read_to_string(&found.path).unwrap_or_default();

@@ -172,6 +172,8 @@ pub struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub updated: usize,
+    /// Of `updated`, those written as `.snap.new` awaiting review.
+    pub proposed: usize,
     pub errors: usize,
     pub points: u32,
     pub possible: u32,
@@ -183,7 +185,12 @@ impl Summary {
         for r in results {
             match r.verdict {
                 Verdict::Pass => s.passed += 1,
-                Verdict::Updated { .. } => s.updated += 1,
+                Verdict::Updated { ref path, .. } => {
+                    s.updated += 1;
+                    if path.extension().is_some_and(|x| x == "new") {
+                        s.proposed += 1;
+                    }
+                }
                 Verdict::InputError(_) => s.errors += 1,
                 Verdict::Fail(_) | Verdict::NoSnapshot => s.failed += 1,
             }

@@ -175,6 +175,12 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    // Temporary files are private (0600); a snapshot is an ordinary file.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
     tmp.write_all(contents.as_bytes())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -241,5 +247,11 @@ mod tests {
         assert_eq!(store.load(rel).unwrap(), Some(snap));
         // no temporary files are left behind
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(store.path_for(rel))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
     }
 }

@@ -31,6 +31,8 @@ pub trait Subject {
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError>;
     /// The whole board, as the subject sees it now.
     fn board(&mut self) -> Result<BoardText, SubjectError>;
+    /// The scenario is over: release what the subject holds (a process).
+    fn finish(&mut self) {}
     /// Debug output the subject produced (a submission's stderr), for reports.
     fn stderr_excerpt(&self) -> Option<String> {
         None

@@ -81,6 +81,8 @@ struct Running {
     child: Child,
     requests: Sender<Vec<u8>>,
     answers: Receiver<ReadEvent>,
+    /// Signalled when the stderr drain reaches end of file.
+    stderr_done: Receiver<()>,
     deadline: Instant,
     _workdir: tempfile::TempDir,
 }
@@ -139,7 +141,7 @@ impl ProcessSubject {
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
         *self.stderr.lock().expect("stderr buffer") = CappedText::new(self.limits.max_stderr_bytes);
-        spawn_stderr_drain(stderr, Arc::clone(&self.stderr));
+        let stderr_done = spawn_stderr_drain(stderr, Arc::clone(&self.stderr));
         let answers = spawn_reader(
             stdout,
             self.limits.max_line_bytes,
@@ -150,6 +152,7 @@ impl ProcessSubject {
             child,
             requests,
             answers,
+            stderr_done,
             deadline: Instant::now() + self.limits.timeout,
             _workdir: workdir,
         });
@@ -161,6 +164,7 @@ impl ProcessSubject {
         if let Some(mut run) = self.running.take() {
             kill_group(&run.child);
             let _ = run.child.wait();
+            collect_stderr(&run);
         }
     }
 
@@ -249,6 +253,7 @@ impl ProcessSubject {
         };
         kill_group(&run.child);
         let status = status.or_else(|| run.child.wait().ok());
+        collect_stderr(&run);
         match status {
             Some(s) => match s.signal() {
                 Some(libc::SIGXCPU) => SubjectError::Timeout,
@@ -353,6 +358,18 @@ impl Subject for ProcessSubject {
         let dims = self.dims()?;
         let answers = self.call(&["BOARD".to_string()], |a| parse_board(a, dims))?;
         Ok(answers.into_iter().next().expect("one answer per request"))
+    }
+
+    /// Says goodbye, gives the engine a moment to exit, then ends its group.
+    fn finish(&mut self) {
+        if let Some(run) = self.running.as_mut() {
+            let _ = run.requests.send(b"QUIT\n".to_vec());
+            let grace = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < grace && matches!(run.child.try_wait(), Ok(None)) {
+                thread::sleep(Duration::from_millis(5));
+            }
+        }
+        self.stop();
     }
 
     fn stderr_excerpt(&self) -> Option<String> {
@@ -498,7 +515,17 @@ fn spawn_reader(
     rx
 }
 
-fn spawn_stderr_drain(stderr: impl Read + Send + 'static, sink: Arc<Mutex<CappedText>>) {
+/// Waits (briefly) until everything the engine wrote to stderr is kept:
+/// the drain thread may still be copying when the process is gone.
+fn collect_stderr(run: &Running) {
+    let _ = run.stderr_done.recv_timeout(Duration::from_millis(500));
+}
+
+fn spawn_stderr_drain(
+    stderr: impl Read + Send + 'static,
+    sink: Arc<Mutex<CappedText>>,
+) -> Receiver<()> {
+    let (done, done_rx) = mpsc::channel();
     thread::spawn(move || {
         let mut stderr = stderr;
         let mut chunk = [0u8; 8192];
@@ -510,7 +537,9 @@ fn spawn_stderr_drain(stderr: impl Read + Send + 'static, sink: Arc<Mutex<Capped
                 s.push(&chunk[..n]);
             }
         }
+        let _ = done.send(());
     });
+    done_rx
 }
 
 /// The first `cap` bytes of a stream, plus a count of what was dropped.

@@ -1,0 +1,43 @@
+//! The CLI and the insta `glob!` test must name snapshots alike, or one of
+//! them would see the other's files as missing. insta names a globbed file
+//! by its path below the common prefix of all matched files, so this holds
+//! only while `scenarios/` has files in two or more top-level folders; this
+//! test fails, naming the culprits, as soon as a scenario and its snapshot
+//! stop pairing up (a snapshot without a scenario, or the reverse).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+#[test]
+fn every_scenario_has_exactly_its_snapshot_and_no_snapshot_is_orphaned() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenarios = root.join("scenarios");
+    let store = chessgrade::snapshot::SnapshotStore::new(root.join("snapshots"));
+    let (found, errors) = chessgrade::runner::discover(&[scenarios.clone()], &scenarios);
+    assert!(errors.is_empty(), "{errors:?}");
+
+    let top_level: BTreeSet<_> = found
+        .iter()
+        .filter_map(|f| f.rel.components().next())
+        .collect();
+    assert!(
+        top_level.len() >= 2,
+        "keep scenarios in two or more top-level folders (insta glob naming)"
+    );
+
+    let expected: BTreeSet<_> = found.iter().map(|f| store.path_for(&f.rel)).collect();
+    let present: BTreeSet<_> = std::fs::read_dir(root.join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let missing: Vec<_> = expected.difference(&present).collect();
+    let orphaned: Vec<_> = present.difference(&expected).collect();
+    assert!(
+        missing.is_empty(),
+        "scenarios without a snapshot: {missing:#?}"
+    );
+    assert!(
+        orphaned.is_empty(),
+        "snapshots (or pending .snap.new) without a scenario: {orphaned:#?}"
+    );
+}
