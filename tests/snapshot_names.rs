@@ -13,7 +13,8 @@ fn every_scenario_has_exactly_its_snapshot_and_no_snapshot_is_orphaned() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let scenarios = root.join("scenarios");
     let store = chessgrade::snapshot::SnapshotStore::new(root.join("snapshots"));
-    let (found, errors) = chessgrade::runner::discover(std::slice::from_ref(&scenarios), &scenarios);
+    let (found, errors) =
+        chessgrade::runner::discover(std::slice::from_ref(&scenarios), &scenarios);
     assert!(errors.is_empty(), "{errors:?}");
 
     let top_level: BTreeSet<_> = found
