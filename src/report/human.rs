@@ -95,8 +95,15 @@ impl<W: Write> HumanReporter<W> {
             self.board("board before the step", Some(&f.board_before))?;
         }
         if let Some(stderr) = &f.stderr {
+            // The start of the debug output is enough to orient a student;
+            // the JSON report's `details` has the same excerpt.
+            const SHOWN: usize = 20;
+            let lines: Vec<&str> = stderr.lines().collect();
             writeln!(self.out, "        the submission's stderr:")?;
-            self.indented(stderr, INDENT)?;
+            self.indented(&lines[..lines.len().min(SHOWN)].join("\n"), INDENT)?;
+            if lines.len() > SHOWN {
+                writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
+            }
         }
         Ok(())
     }
