@@ -15,19 +15,11 @@ fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/submissions").join(name)
 }
 
+mod common;
+
 /// The course corpus, or `None` (and a notice) where it is absent outside CI.
 fn corpus() -> Option<PathBuf> {
-    let dir = root().join("../shared/lab3-course");
-    if dir.join("configs").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the Lab 3 course corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("skipping: no Lab 3 course corpus at {}", dir.display());
-    None
+    common::shared("lab3-course")
 }
 
 fn chessgrade(args: &[&str]) -> Output {
