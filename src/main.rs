@@ -84,6 +84,18 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
+    Perft {
+        /// The position (standard FEN, or the same shape for other board sizes).
+        #[arg(long, default_value = chessgrade::engine::START_FEN)]
+        fen: String,
+        /// Plies to search.
+        #[arg(long)]
+        depth: u32,
+        /// Print the count below each legal root move.
+        #[arg(long)]
+        divide: bool,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -194,6 +206,7 @@ fn main() -> ExitCode {
             format,
             output,
         } => merge(&reports, format, output.as_deref()),
+        Command::Perft { fen, depth, divide } => perft(&fen, depth, divide),
     };
     ExitCode::from(code)
 }
@@ -459,6 +472,19 @@ fn merge(paths: &[PathBuf], format: Format, output: Option<&Path>) -> u8 {
         return 2;
     }
     code
+}
+
+fn perft(fen: &str, depth: u32, divide: bool) -> u8 {
+    match chessgrade::engine::perft_report(fen, depth, divide) {
+        Ok(text) => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
 }
 
 fn trace(file: &Path) -> u8 {

@@ -41,7 +41,7 @@ pub struct Shape {
 }
 
 /// The move shape of every role but the pawn (`None`).
-pub fn shape(role: Role) -> Option<Shape> {
+pub const fn shape(role: Role) -> Option<Shape> {
     let (vectors, slides): (&'static [(i32, i32)], bool) = match role {
         Role::Pawn => return None,
         Role::Knight => (&KNIGHT, false),
@@ -53,75 +53,129 @@ pub fn shape(role: Role) -> Option<Shape> {
     Some(Shape { vectors, slides })
 }
 
-/// The squares a piece of `shape` standing on `from` reaches: along each
-/// vector up to and including the first occupied square (of either colour).
-pub fn shape_targets(board: &Board, from: Square, shape: Shape, out: &mut Vec<Square>) {
-    let dims = board.dims();
-    for &(dr, dc) in shape.vectors {
-        let mut at = from;
-        while let Some(next) = dims.offset(at, dr, dc) {
-            out.push(next);
-            if !shape.slides || board.get(next).is_some() {
-                break;
-            }
-            at = next;
-        }
+/// One vector of the shape table seen from the target's side: which roles
+/// have it at all (so attack one step away) and which slide along it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ray {
+    pub vector: (i32, i32),
+    roles: u8,
+    sliders: u8,
+}
+
+impl Ray {
+    /// Does `role`, standing `steps` vectors away, reach the ray's origin
+    /// (all squares between being empty)?
+    pub fn reaches(self, role: Role, steps: u32) -> bool {
+        let bit = 1 << role as u8;
+        self.sliders & bit != 0 || (steps == 1 && self.roles & bit != 0)
+    }
+
+    /// Does any role slide along this vector (is a walk longer than one step useful)?
+    pub fn slides(self) -> bool {
+        self.sliders != 0
     }
 }
 
-/// The squares a pawn of `color` on `from` captures on (whether occupied or not).
-pub fn pawn_attack_squares(
-    board: &Board,
-    from: Square,
-    color: Color,
-) -> impl Iterator<Item = Square> {
-    let dims = board.dims();
-    let dr = color.forward();
-    [-1, 1]
-        .into_iter()
-        .filter_map(move |dc| dims.offset(from, dr, dc))
+const MAX_RAYS: usize = 32;
+
+/// Every distinct vector of the shape table, with the roles using it.
+const RAY_TABLE: ([Ray; MAX_RAYS], usize) = build_rays();
+
+const fn build_rays() -> ([Ray; MAX_RAYS], usize) {
+    let roles = [
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let blank = Ray {
+        vector: (0, 0),
+        roles: 0,
+        sliders: 0,
+    };
+    let mut rays = [blank; MAX_RAYS];
+    let mut len = 0;
+    let mut r = 0;
+    while r < roles.len() {
+        let Some(shape) = shape(roles[r]) else {
+            panic!("pawns have no shape")
+        };
+        let bit = 1 << roles[r] as u8;
+        let mut v = 0;
+        while v < shape.vectors.len() {
+            let vector = shape.vectors[v];
+            let mut i = 0;
+            while i < len && (rays[i].vector.0 != vector.0 || rays[i].vector.1 != vector.1) {
+                i += 1;
+            }
+            if i == len {
+                rays[len].vector = vector;
+                len += 1;
+            }
+            rays[i].roles |= bit;
+            if shape.slides {
+                rays[i].sliders |= bit;
+            }
+            v += 1;
+        }
+        r += 1;
+    }
+    (rays, len)
+}
+
+/// The rays of the shape table (pawns excepted).
+pub(super) fn rays() -> &'static [Ray] {
+    &RAY_TABLE.0[..RAY_TABLE.1]
 }
 
 /// Is `sq` attacked by some piece of colour `by`, by move shape alone
 /// (pins of the attacker are ignored: a pinned piece still attacks)?
 pub fn is_attacked(board: &Board, sq: Square, by: Color) -> bool {
-    attacked_by_pawn(board, sq, by)
-        || [
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ]
-        .into_iter()
-        .any(|role| attacked_by_shape(board, sq, Piece::new(by, role)))
+    attacked_ignoring(board, sq, by, None)
 }
 
-fn attacked_by_pawn(board: &Board, sq: Square, by: Color) -> bool {
-    // A pawn of `by` attacks sq from one row "behind" it, in `by`'s terms.
+/// [`is_attacked`], with the square `ignore` (if any) seen as empty: "would
+/// the king be attacked on `sq` once it has left `ignore`?"
+pub fn attacked_ignoring(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
+    if attacking_pawns(board, sq, by).next().is_some() {
+        return true;
+    }
     let dims = board.dims();
-    let pawn = Some(Piece::new(by, Role::Pawn));
-    [-1, 1].into_iter().any(|dc| {
-        dims.offset(sq, -by.forward(), dc)
-            .is_some_and(|from| board.get(from) == pawn)
+    // An attacker of role R stands where R's own vectors, walked backwards
+    // from `sq`, first meet a piece.
+    rays().iter().any(|ray| {
+        let (dr, dc) = ray.vector;
+        let mut at = sq;
+        let mut steps = 0;
+        while let Some(next) = dims.offset(at, -dr, -dc) {
+            steps += 1;
+            if Some(next) != ignore
+                && let Some(p) = board.get(next)
+            {
+                return p.color == by && ray.reaches(p.role, steps);
+            }
+            if !ray.slides() {
+                return false;
+            }
+            at = next;
+        }
+        false
     })
 }
 
-fn attacked_by_shape(board: &Board, sq: Square, attacker: Piece) -> bool {
-    let Some(shape) = shape(attacker.role) else {
-        return false;
-    };
+/// The squares of the pawns of colour `by` that attack `sq`.
+pub(super) fn attacking_pawns(
+    board: &Board,
+    sq: Square,
+    by: Color,
+) -> impl Iterator<Item = Square> {
+    // A pawn of `by` attacks sq from one row "behind" it, in `by`'s terms.
     let dims = board.dims();
-    shape.vectors.iter().any(|&(dr, dc)| {
-        let mut at = sq;
-        while let Some(next) = dims.offset(at, -dr, -dc) {
-            match board.get(next) {
-                Some(p) => return p == attacker,
-                None if shape.slides => at = next,
-                None => return false,
-            }
-        }
-        false
+    let pawn = Some(Piece::new(by, Role::Pawn));
+    [-1, 1].into_iter().filter_map(move |dc| {
+        dims.offset(sq, -by.forward(), dc)
+            .filter(|&from| board.get(from) == pawn)
     })
 }
 

@@ -26,6 +26,11 @@ impl Board {
         self.squares[self.dims.index(sq)]
     }
 
+    /// Every square's content, row-major.
+    pub fn cells(&self) -> &[Option<Piece>] {
+        &self.squares
+    }
+
     /// Puts `piece` on `sq` (or clears it), returning what stood there.
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) -> Option<Piece> {
         let i = self.dims.index(sq);

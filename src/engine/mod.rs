@@ -8,22 +8,33 @@
 //! - `attacks`: "is this square attacked by that colour" by reverse ray scans,
 //!   so one query costs a few rays, not a sweep over every enemy piece;
 //! - `movegen`: the moves of one piece (pseudo-legal), then the legality
-//!   filter (own king not left attacked) by make/unmake on a scratch board;
-//! - [`Position`]: board + turn + castling memory, answering the Lab 3 calls.
+//!   filter (own king not left attacked), judged from the king's checks and
+//!   pins, with make/unmake on a scratch board for the rare tangled cases;
+//! - [`Position`]: board + turn + castling rights / memory + en passant,
+//!   answering the Lab 3 calls, playing and undoing moves, and perft;
+//! - `fen`: FEN in and out, for any board size.
 //!
 //! Scans ask the position for *all* legal moves / threats once, instead of
 //! testing every (from, to) pair, which would be quartic in the board side.
 
 mod attacks;
 mod board;
+mod fen;
+mod game;
 mod movegen;
+mod perft;
 mod position;
 mod rules;
 
 pub use board::{Board, BoardText};
-pub use movegen::{Move, MoveKind};
-pub use position::Position;
-pub use rules::{Castling, RuleSet, RuleSetId};
+pub use fen::{FenError, START_FEN};
+pub use game::Game;
+pub use movegen::{Move, MoveKind, file_name, parse_square, square_name};
+pub use perft::{perft_report, perft_report_with};
+pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
+pub use rules::{Castling, RoleSet, RuleSet, RuleSetId};
 
+#[cfg(test)]
+mod standard_tests;
 #[cfg(test)]
 mod tests;

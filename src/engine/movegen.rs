@@ -1,190 +1,562 @@
 //! Move generation: the moves of one piece by shape (pseudo-legal), plus the
 //! special moves a rule set enables, then the king-safety filter.
 //!
-//! Legality is decided by make/unmake on a scratch copy of the board, so a
-//! whole scan clones the board once, not once per candidate move.
+//! Legality is judged once per side by looking outwards from each of its
+//! kings ([`KingView`]): which enemy pieces give check, which own pieces are
+//! pinned. A move of one piece is then judged without touching the board
+//! (a king move asks "is the target attacked once the king has left?"); the
+//! rare moves that change two lines at once (en passant, castling) are made
+//! and unmade on the board and every king looked at. A side with several
+//! kings (Lab 3 allows it) must keep each of them safe.
 
-use super::attacks::{is_attacked, pawn_attack_squares, shape, shape_targets};
+use super::attacks::{attacked_ignoring, attacking_pawns, is_attacked, rays, shape};
 use super::board::Board;
-use super::position::Position;
-use super::rules::Castling;
-use crate::domain::{Color, Piece, Role, Square};
+use super::position::{CastleSide, CastlingRights, home_row};
+use super::rules::{Castling, RuleSet};
+use crate::domain::{Color, Dims, Piece, Role, Square};
 
 /// What a move does besides carrying one piece from `from` to `to`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MoveKind {
     /// Moves one piece, capturing whatever stands on the target.
     Normal,
-    /// The king moves two squares and the rook jumps to the square it crossed.
+    /// A pawn advances two squares (and may then be taken en passant).
+    DoubleStep,
+    /// A pawn takes the pawn on `captured` (beside it) that has just made a
+    /// double step, landing on the square that pawn crossed.
+    EnPassant { captured: Square },
+    /// A pawn reaches the last row (capturing whatever stands there) and
+    /// becomes a piece of this role.
+    Promotion(Role),
+    /// The king moves to `to` and the rook jumps from `rook_from` to `rook_to`.
     Castle { rook_from: Square, rook_to: Square },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     pub from: Square,
     pub to: Square,
     pub kind: MoveKind,
 }
 
-/// What [`make`] removed, so [`unmake`] can put it back.
-pub(super) struct Undo {
-    captured: Option<Piece>,
-}
-
-/// Plays `mv` on `board` without any legality check.
-pub(super) fn make(board: &mut Board, mv: Move) -> Undo {
-    let piece = board.set(mv.from, None);
-    let captured = board.set(mv.to, piece);
-    if let MoveKind::Castle { rook_from, rook_to } = mv.kind {
-        let rook = board.set(rook_from, None);
-        board.set(rook_to, rook);
-    }
-    Undo { captured }
-}
-
-pub(super) fn unmake(board: &mut Board, mv: Move, undo: Undo) {
-    if let MoveKind::Castle { rook_from, rook_to } = mv.kind {
-        let rook = board.set(rook_to, None);
-        board.set(rook_from, rook);
-    }
-    let piece = board.set(mv.to, undo.captured);
-    board.set(mv.from, piece);
-}
-
-/// Every pseudo-legal move of the piece on `from` (none if the square is
-/// empty): right shape, on the board, not onto an own piece, path clear.
-pub(super) fn pseudo_moves(pos: &Position, from: Square, out: &mut Vec<Move>) {
-    let board = pos.board();
-    let Some(piece) = board.get(from) else {
-        return;
-    };
-    let normal = |to| Move {
-        from,
-        to,
-        kind: MoveKind::Normal,
-    };
-    match shape(piece.role) {
-        Some(shape) => {
-            let mut targets = Vec::new();
-            shape_targets(board, from, shape, &mut targets);
-            out.extend(
-                targets
-                    .into_iter()
-                    .filter(|&to| board.get(to).is_none_or(|p| p.color != piece.color))
-                    .map(normal),
-            );
+impl Move {
+    pub fn promotion(self) -> Option<Role> {
+        match self.kind {
+            MoveKind::Promotion(role) => Some(role),
+            _ => None,
         }
-        None => pawn_moves(pos, from, piece.color, out),
+    }
+
+    /// UCI-style text: files `a`, `b`, ... from column 0, ranks counted from
+    /// the bottom row (rank 1 = the last row), then the promotion letter:
+    /// `e2e4`, `e7e8q`, `a10a11`. Castling is the king's move (`e1g1`) when
+    /// the king moves two files, and king-takes-rook (`b1a1`) otherwise, so
+    /// that it never reads like another king move. Files past `z` continue
+    /// `aa`, `ab`, ...
+    pub fn uci(self, dims: Dims) -> String {
+        let to = match self.kind {
+            MoveKind::Castle { rook_from, .. } if self.from.col.abs_diff(self.to.col) != 2 => {
+                rook_from
+            }
+            _ => self.to,
+        };
+        let mut s = square_name(dims, self.from);
+        s.push_str(&square_name(dims, to));
+        if let Some(role) = self.promotion() {
+            s.push(role.letter());
+        }
+        s
+    }
+}
+
+/// The name of a file: `a`..`z`, then `aa`, `ab`, ... (bijective base 26).
+pub fn file_name(col: u16) -> String {
+    let mut n = col as u32 + 1;
+    let mut letters = Vec::new();
+    while n > 0 {
+        n -= 1;
+        letters.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+    }
+    letters.iter().rev().collect()
+}
+
+/// A square as in FEN and UCI: file letters then the rank counted from the
+/// bottom (`a1` is the bottom-left square, row `rows - 1`, column 0).
+pub fn square_name(dims: Dims, sq: Square) -> String {
+    format!("{}{}", file_name(sq.col), dims.rows() - sq.row)
+}
+
+/// Inverse of [`square_name`]: `None` unless `text` is exactly a square of `dims`.
+pub fn parse_square(dims: Dims, text: &str) -> Option<Square> {
+    let split = text.find(|c: char| !c.is_ascii_lowercase())?;
+    let (file, rank) = text.split_at(split);
+    if file.is_empty() || file.len() > 3 || rank.starts_with('0') {
+        return None;
+    }
+    let col = file
+        .bytes()
+        .fold(0i64, |n, b| n * 26 + (b - b'a') as i64 + 1)
+        - 1;
+    if rank.is_empty() || rank.len() > 4 || !rank.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rank: i64 = rank.parse().ok()?;
+    dims.square_at(dims.rows() as i64 - rank, col)
+}
+
+/// Plays `mv` on `board` without any legality check; returns what it captured.
+pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
+    let piece = board.set(mv.from, None);
+    match mv.kind {
+        MoveKind::Normal | MoveKind::DoubleStep => board.set(mv.to, piece),
+        MoveKind::EnPassant { captured } => {
+            board.set(mv.to, piece);
+            board.set(captured, None)
+        }
+        MoveKind::Promotion(role) => board.set(mv.to, piece.map(|p| Piece::new(p.color, role))),
+        MoveKind::Castle { rook_from, rook_to } => {
+            // In Chess960-like setups the four squares may overlap: lift
+            // both pieces before putting either down.
+            let rook = board.set(rook_from, None);
+            board.set(mv.to, piece);
+            board.set(rook_to, rook);
+            None
+        }
+    }
+}
+
+/// Takes back `mv` played by [`make`], which captured `captured`.
+pub(super) fn unmake(board: &mut Board, mv: Move, captured: Option<Piece>) {
+    match mv.kind {
+        MoveKind::Normal | MoveKind::DoubleStep => {
+            let piece = board.set(mv.to, captured);
+            board.set(mv.from, piece);
+        }
+        MoveKind::EnPassant { captured: at } => {
+            let piece = board.set(mv.to, None);
+            board.set(mv.from, piece);
+            board.set(at, captured);
+        }
+        MoveKind::Promotion(_) => {
+            let piece = board.set(mv.to, captured);
+            board.set(mv.from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
+        }
+        MoveKind::Castle { rook_from, rook_to } => {
+            let rook = board.set(rook_to, None);
+            let king = board.set(mv.to, None);
+            board.set(mv.from, king);
+            board.set(rook_from, rook);
+        }
+    }
+}
+
+/// What move generation reads besides the board.
+#[derive(Clone, Copy)]
+pub(super) struct Context<'a> {
+    pub rules: &'a RuleSet,
+    pub en_passant: Option<Square>,
+    pub castling: &'a CastlingRights,
+    /// Lab 3's "has not moved since the setup", per square (row-major).
+    pub untouched: &'a [bool],
+}
+
+/// Which moves [`legal_moves`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// Every piece, in board order.
+    All,
+    /// Every piece, sorted by (from, to) row-major (promotions in the
+    /// rules' order of roles).
+    AllSorted,
+    /// The moves of the piece on the first square to the second.
+    FromTo(Square, Square),
+}
+
+/// The legal moves of the pieces of `colors` within `scope`, appended to
+/// `out`. `board` is used as a scratch pad and restored.
+pub(super) fn legal_moves(
+    board: &mut Board,
+    ctx: Context,
+    colors: &[Color],
+    scope: Scope,
+    out: &mut Vec<Move>,
+) {
+    // Each side's king safety is looked at once, when first needed.
+    let mut safeties: [Option<Safety>; 2] = [None, None];
+    let mut moves_of = |board: &mut Board, from: Square, piece: Piece, out: &mut Vec<Move>| {
+        if !colors.contains(&piece.color) {
+            return;
+        }
+        let start = out.len();
+        pseudo_moves(board, ctx, from, piece, out);
+        if let Scope::FromTo(_, to) = scope {
+            retain_from(out, start, |mv| mv.to == to);
+        }
+        if out.len() == start {
+            return;
+        }
+        let safety = safeties[piece.color as usize]
+            .get_or_insert_with(|| Safety::of(board, piece.color, ctx.rules));
+        if !matches!(safety, Safety::Unchecked) {
+            retain_from(out, start, |mv| safety.allows(board, *mv, piece.color));
+        }
+        if scope == Scope::AllSorted {
+            out[start..].sort_by_key(|mv| mv.to);
+        }
+    };
+    match scope {
+        Scope::FromTo(from, _) => {
+            if let Some(piece) = board.get(from) {
+                moves_of(board, from, piece, out);
+            }
+        }
+        Scope::All | Scope::AllSorted => {
+            let dims = board.dims();
+            let mut index = 0;
+            for row in 0..dims.rows() {
+                for col in 0..dims.cols() {
+                    if let Some(piece) = board.cells()[index] {
+                        moves_of(board, Square { row, col }, piece, out);
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the moves of `out[start..]` that pass `keep`, in order.
+fn retain_from(out: &mut Vec<Move>, start: usize, mut keep: impl FnMut(&Move) -> bool) {
+    let mut kept = start;
+    for i in start..out.len() {
+        if keep(&out[i]) {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+}
+
+/// Every pseudo-legal move of `piece` on `from`: right shape, on the board,
+/// not onto an own piece, path clear, plus the special moves the rules allow.
+fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &mut Vec<Move>) {
+    let dims = board.dims();
+    let Some(shape) = shape(piece.role) else {
+        return pawn_moves(board, ctx, from, piece.color, out);
+    };
+    for &(dr, dc) in shape.vectors {
+        let mut at = from;
+        while let Some(to) = dims.offset(at, dr, dc) {
+            let target = board.get(to);
+            if target.is_none_or(|p| p.color != piece.color) {
+                out.push(Move {
+                    from,
+                    to,
+                    kind: MoveKind::Normal,
+                });
+            }
+            if !shape.slides || target.is_some() {
+                break;
+            }
+            at = to;
+        }
     }
     if piece.role == Role::King {
-        castling_moves(pos, from, piece.color, out);
+        castling_moves(board, ctx, from, piece.color, out);
     }
 }
 
-fn pawn_moves(pos: &Position, from: Square, color: Color, out: &mut Vec<Move>) {
-    let board = pos.board();
+fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut Vec<Move>) {
     let dims = board.dims();
-    let normal = |to| Move {
-        from,
-        to,
-        kind: MoveKind::Normal,
+    let rules = ctx.rules;
+    let last_row = match color {
+        Color::Black => dims.rows() - 1,
+        Color::White => 0,
+    };
+    let push = |out: &mut Vec<Move>, to: Square| {
+        if to.row == last_row && !rules.promotion.is_empty() {
+            out.extend(rules.promotion.iter().map(|role| Move {
+                from,
+                to,
+                kind: MoveKind::Promotion(role),
+            }));
+        } else {
+            out.push(Move {
+                from,
+                to,
+                kind: MoveKind::Normal,
+            });
+        }
     };
     if let Some(one) = dims
         .offset(from, color.forward(), 0)
         .filter(|&s| board.get(s).is_none())
     {
-        out.push(normal(one));
+        push(out, one);
         let on_start_row = match color {
             Color::Black => from.row == 1,
             Color::White => from.row as i64 == dims.rows() as i64 - 2,
         };
         let two = dims
             .offset(one, color.forward(), 0)
-            .filter(|&s| board.get(s).is_none());
-        if let Some(two) = two.filter(|_| pos.rules().pawn_double_step && on_start_row) {
-            out.push(normal(two));
+            .filter(|&s| board.get(s).is_none())
+            // With promotion on, a double step may not skip it.
+            .filter(|s| s.row != last_row || rules.promotion.is_empty());
+        if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row) {
+            out.push(Move {
+                from,
+                to: two,
+                kind: MoveKind::DoubleStep,
+            });
         }
     }
-    out.extend(
-        pawn_attack_squares(board, from, color)
-            .filter(|&to| board.get(to).is_some_and(|p| p.color != color))
-            .map(normal),
-    );
-}
-
-/// Castling by the rule set's flavour. The king's own safety on the landing
-/// square is left to the common legality filter.
-fn castling_moves(pos: &Position, from: Square, color: Color, out: &mut Vec<Move>) {
-    match pos.rules().castling {
-        Castling::None => {}
-        Castling::HomeSquares8x8 => home_castling(pos, from, color, out),
+    for dc in [-1, 1] {
+        let Some(to) = dims.offset(from, color.forward(), dc) else {
+            continue;
+        };
+        match board.get(to) {
+            Some(p) if p.color != color => push(out, to),
+            Some(_) => {}
+            None if rules.en_passant && ctx.en_passant == Some(to) => {
+                // The pawn that crossed `to` stands one row further on.
+                let captured = Square {
+                    row: from.row,
+                    col: to.col,
+                };
+                if board.get(captured) == Some(Piece::new(color.opponent(), Role::Pawn)) {
+                    out.push(Move {
+                        from,
+                        to,
+                        kind: MoveKind::EnPassant { captured },
+                    });
+                }
+            }
+            None => {}
+        }
     }
 }
 
-fn home_castling(pos: &Position, king_sq: Square, color: Color, out: &mut Vec<Move>) {
-    let board = pos.board();
+/// Castling by the rule set's flavour. The king's safety on its landing
+/// square is left to the common legality filter, which sees the rook moved.
+fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: &mut Vec<Move>) {
     let dims = board.dims();
-    if (dims.rows(), dims.cols()) != (8, 8) {
-        return;
-    }
-    let home = match color {
-        Color::Black => 0,
-        Color::White => 7,
-    };
-    if (king_sq.row, king_sq.col) != (home, 4) || !pos.untouched(king_sq) {
+    let home = home_row(color, dims);
+    if king.row != home {
         return;
     }
     let at = |col: u16| Square { row: home, col };
-    let rook = Some(Piece::new(color, Role::Rook));
-    // (rook column, king's landing column, the column the king crosses)
-    for (rook_col, king_to, crossed) in [(0u16, 2u16, 3u16), (7, 6, 5)] {
-        let rook_sq = at(rook_col);
-        let (lo, hi) = (rook_col.min(4) + 1, rook_col.max(4));
-        let path_clear = (lo..hi).all(|c| board.get(at(c)).is_none());
-        if board.get(rook_sq) != rook || !pos.untouched(rook_sq) || !path_clear {
+    let untouched = |sq: Square| ctx.untouched[dims.index(sq)];
+    for side in [CastleSide::King, CastleSide::Queen] {
+        let rook_col = match ctx.rules.castling {
+            Castling::None => return,
+            Castling::HomeSquares8x8 => {
+                if (dims.rows(), dims.cols()) != (8, 8) || king.col != 4 || !untouched(king) {
+                    return;
+                }
+                let corner = match side {
+                    CastleSide::King => 7,
+                    CastleSide::Queen => 0,
+                };
+                Some(corner).filter(|&c| untouched(at(c)))
+            }
+            Castling::Rights => ctx.castling.rook_col(color, side),
+        };
+        let Some(rook_col) = rook_col else { continue };
+        let on_its_side = match side {
+            CastleSide::King => rook_col > king.col,
+            CastleSide::Queen => rook_col < king.col,
+        };
+        let rook = at(rook_col);
+        if !on_its_side || board.get(rook) != Some(Piece::new(color, Role::Rook)) {
             continue;
         }
-        if is_attacked(board, king_sq, color.opponent())
-            || king_would_be_attacked(board, king_sq, at(crossed), color)
-        {
+        let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
             continue;
+        };
+        let span = |a: u16, b: u16| a.min(b)..=a.max(b);
+        let path_clear = span(king.col, king_to)
+            .chain(span(rook_col, rook_to))
+            .all(|c| c == king.col || c == rook_col || board.get(at(c)).is_none());
+        // Not out of check nor through an attacked square (the king gone
+        // from its start, so that it does not shield the squares beyond it).
+        // The start counts even when the king stays there (Chess960-like
+        // setups): the rook landing beside it may not block a check.
+        let safe_passage = span(king.col, king_to)
+            .filter(|&c| c != king_to || c == king.col)
+            .all(|c| !attacked_ignoring(board, at(c), color.opponent(), Some(king)));
+        if path_clear && safe_passage {
+            out.push(Move {
+                from: king,
+                to: at(king_to),
+                kind: MoveKind::Castle {
+                    rook_from: rook,
+                    rook_to: at(rook_to),
+                },
+            });
         }
-        out.push(Move {
-            from: king_sq,
-            to: at(king_to),
-            kind: MoveKind::Castle {
-                rook_from: rook_sq,
-                rook_to: at(crossed),
-            },
-        });
     }
 }
 
-/// Would the king on `from` be attacked standing on the empty square `to`?
-fn king_would_be_attacked(board: &Board, from: Square, to: Square, color: Color) -> bool {
-    let mut scratch = board.clone();
-    let king = scratch.set(from, None);
-    scratch.set(to, king);
-    is_attacked(&scratch, to, color.opponent())
+/// How the moves of one side are judged for king safety.
+enum Safety {
+    /// No king safety in these rules, or no king to keep safe.
+    Unchecked,
+    /// One king: checks and pins seen from it.
+    OneKing(KingView),
+    /// Several kings (Lab 3 allows them): a move must suit every king's view.
+    Kings(Vec<KingView>),
 }
 
-/// Does `mv` (already pseudo-legal) leave the mover's kings safe? `kings`
-/// are the mover's king squares before the move; `scratch` equals the
-/// position's board and is restored before returning.
-pub(super) fn keeps_king_safe(
-    scratch: &mut Board,
-    mv: Move,
-    color: Color,
-    kings: &[Square],
-) -> bool {
-    if kings.is_empty() {
-        return true; // a side with no king has nothing to keep safe
+/// A pinned piece and the step from the king towards it (and its pinner).
+type Pin = (Square, (i32, i32));
+
+/// What one king sees: the pieces giving it check, and the own pieces
+/// pinned to it.
+struct KingView {
+    king: Square,
+    checkers: usize,
+    /// The (last found) checker, the step from the king towards it and how
+    /// many steps away it stands: a move stops a single check by landing on
+    /// the checker or strictly between it and the king.
+    check: Option<(Square, (i32, i32), i32)>,
+    pins: [Pin; 8],
+    pin_count: usize,
+}
+
+impl Safety {
+    fn of(board: &Board, color: Color, rules: &RuleSet) -> Safety {
+        if !rules.king_safety {
+            return Safety::Unchecked;
+        }
+        let mut kings = board
+            .pieces()
+            .filter(|&(_, p)| p == Piece::new(color, Role::King))
+            .map(|(king, _)| KingView::new(board, king, color));
+        match (kings.next(), kings.next()) {
+            (None, _) => Safety::Unchecked,
+            (Some(view), None) => Safety::OneKing(view),
+            (Some(a), Some(b)) => Safety::Kings([a, b].into_iter().chain(kings).collect()),
+        }
     }
-    let undo = make(scratch, mv);
+
+    /// Does `mv` (pseudo-legal, by `color`) leave `color`'s kings safe?
+    fn allows(&self, board: &mut Board, mv: Move, color: Color) -> bool {
+        let views = match self {
+            Safety::Unchecked => return true,
+            Safety::OneKing(view) => std::slice::from_ref(view),
+            Safety::Kings(views) => views.as_slice(),
+        };
+        match mv.kind {
+            // Moves that change two lines at once: see what happens.
+            MoveKind::Castle { .. } | MoveKind::EnPassant { .. } => {
+                let kings: Vec<Square> = views.iter().map(|v| v.king).collect();
+                kings_safe_after(board, mv, color, &kings)
+            }
+            _ => views.iter().all(|view| view.allows(board, mv, color)),
+        }
+    }
+}
+
+/// Plays `mv`, looks whether every king of `color` (squares before the move)
+/// is safe, and takes the move back.
+fn kings_safe_after(board: &mut Board, mv: Move, color: Color, kings: &[Square]) -> bool {
+    let captured = make(board, mv);
     let safe = kings
         .iter()
         .map(|&k| if k == mv.from { mv.to } else { k })
-        .all(|k| !is_attacked(scratch, k, color.opponent()));
-    unmake(scratch, mv, undo);
+        .all(|k| !is_attacked(board, k, color.opponent()));
+    unmake(board, mv, captured);
     safe
+}
+
+impl KingView {
+    fn new(board: &Board, king: Square, color: Color) -> KingView {
+        let dims = board.dims();
+        let enemy = color.opponent();
+        let mut view = KingView {
+            king,
+            checkers: 0,
+            check: None,
+            pins: [(king, (0, 0)); 8],
+            pin_count: 0,
+        };
+        for from in attacking_pawns(board, king, enemy) {
+            view.checkers += 1;
+            view.check = Some((from, (0, 0), 1));
+        }
+        for ray in rays() {
+            // Walk backwards along the vector: the way an attacker comes.
+            let step = (-ray.vector.0, -ray.vector.1);
+            let mut at = king;
+            let mut steps = 0;
+            let mut shield: Option<Square> = None;
+            while let Some(next) = dims.offset(at, step.0, step.1) {
+                steps += 1;
+                at = next;
+                let Some(p) = board.get(next) else {
+                    if ray.slides() {
+                        continue;
+                    }
+                    break;
+                };
+                match shield {
+                    None if p.color == enemy => {
+                        if ray.reaches(p.role, steps) {
+                            view.checkers += 1;
+                            view.check = Some((next, step, steps as i32));
+                        }
+                        break;
+                    }
+                    None if ray.slides() => shield = Some(next),
+                    None => break,
+                    Some(own) => {
+                        if p.color == enemy && ray.reaches(p.role, 2) {
+                            view.pins[view.pin_count] = (own, step);
+                            view.pin_count += 1;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        view
+    }
+
+    /// Does `mv`, which moves one piece (no castling, no en passant),
+    /// leave this king unattacked?
+    fn allows(&self, board: &Board, mv: Move, color: Color) -> bool {
+        if mv.from == self.king {
+            return !attacked_ignoring(board, mv.to, color.opponent(), Some(self.king));
+        }
+        if self.checkers > 1 {
+            return false;
+        }
+        let pins = &self.pins[..self.pin_count];
+        if let Some(&(_, step)) = pins.iter().find(|(sq, _)| *sq == mv.from)
+            && steps_to(self.king, step, mv.to).is_none()
+        {
+            return false;
+        }
+        match self.check {
+            Some((checker, step, dist)) if self.checkers == 1 => {
+                mv.to == checker || steps_to(self.king, step, mv.to).is_some_and(|t| t < dist)
+            }
+            _ => true,
+        }
+    }
+}
+
+/// How many `step`s lead from `from` to `to`, if `to` lies on that ray.
+fn steps_to(from: Square, step: (i32, i32), to: Square) -> Option<i32> {
+    let dr = to.row as i32 - from.row as i32;
+    let dc = to.col as i32 - from.col as i32;
+    let t = if step.0 != 0 {
+        dr / step.0
+    } else if step.1 != 0 {
+        dc / step.1
+    } else {
+        return None;
+    };
+    (t >= 1 && dr == t * step.0 && dc == t * step.1).then_some(t)
 }

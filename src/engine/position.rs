@@ -1,33 +1,174 @@
-//! A game position and the calls a Lab 3 `ChessBoard` answers.
+//! A game position and the calls a Lab 3 `ChessBoard` answers, plus the
+//! state full chess needs (castling rights, en passant, clocks), reversible
+//! play, and perft.
 
 use super::board::{Board, BoardText};
-use super::movegen::{self, Move, MoveKind};
+use super::movegen::{self, Context, Move, MoveKind, Scope};
 use super::rules::RuleSet;
-use crate::domain::{Color, Coord, Dims, Piece, Square};
+use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
-/// Board, side to move, and which squares still hold their setup piece
-/// (castling needs "has not moved since the setup").
-#[derive(Clone, Debug)]
+/// The two castling directions: towards the last file (h on 8x8) or towards
+/// file a.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastleSide {
+    King,
+    Queen,
+}
+
+impl CastleSide {
+    /// Where king and rook land (columns): c/d on the queen side, the
+    /// second-to-last / third-to-last file on the king side (g/f on 8x8).
+    /// `None` on boards narrower than 5 files.
+    pub fn landing(self, cols: u16) -> Option<(u16, u16)> {
+        if cols < 5 {
+            return None;
+        }
+        Some(match self {
+            CastleSide::King => (cols - 2, cols - 3),
+            CastleSide::Queen => (2, 3),
+        })
+    }
+}
+
+/// The row a colour's king and rooks start on: row 0 for Black, the last
+/// row for White.
+pub fn home_row(color: Color, dims: Dims) -> u16 {
+    match color {
+        Color::Black => 0,
+        Color::White => dims.rows() - 1,
+    }
+}
+
+/// Which castlings are still allowed, by the column of the rook each one
+/// uses on its side's home row (see [`super::Castling::Rights`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CastlingRights {
+    rooks: [[Option<u16>; 2]; 2],
+}
+
+impl CastlingRights {
+    pub const NONE: CastlingRights = CastlingRights {
+        rooks: [[None; 2]; 2],
+    };
+
+    fn slot(color: Color, side: CastleSide) -> (usize, usize) {
+        (color as usize, side as usize)
+    }
+
+    /// The rook column of `color`'s right on `side`, if it still has it.
+    pub fn rook_col(&self, color: Color, side: CastleSide) -> Option<u16> {
+        let (c, s) = Self::slot(color, side);
+        self.rooks[c][s]
+    }
+
+    pub fn set(&mut self, color: Color, side: CastleSide, rook_col: Option<u16>) {
+        let (c, s) = Self::slot(color, side);
+        self.rooks[c][s] = rook_col;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == CastlingRights::NONE
+    }
+
+    /// Every right still held, White first, king side first.
+    pub fn iter(&self) -> impl Iterator<Item = (Color, CastleSide, u16)> + '_ {
+        [Color::White, Color::Black]
+            .into_iter()
+            .flat_map(move |color| {
+                [CastleSide::King, CastleSide::Queen]
+                    .into_iter()
+                    .filter_map(move |side| {
+                        self.rook_col(color, side).map(|col| (color, side, col))
+                    })
+            })
+    }
+
+    /// Drops the rights whose rook stands on `sq` (it moved or was taken).
+    fn touch(&mut self, sq: Square, dims: Dims) {
+        for color in [Color::Black, Color::White] {
+            if sq.row == home_row(color, dims) {
+                for slot in &mut self.rooks[color as usize] {
+                    if *slot == Some(sq.col) {
+                        *slot = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The state of a game at one moment: board, side to move, castling
+/// rights, en-passant square, clocks, and which squares still hold their
+/// setup piece (Lab 3 castling needs "has not moved since the setup").
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
     rules: RuleSet,
     board: Board,
     turn: Color,
     untouched: Vec<bool>,
+    castling: CastlingRights,
+    en_passant: Option<Square>,
+    halfmove_clock: u32,
+    fullmove_number: u32,
+}
+
+/// What [`Position::play`] changed, so that [`Position::undo`] can put it
+/// back: the move, what it captured, and the state before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UndoRecord {
+    mv: Move,
+    captured: Option<Piece>,
+    turn: Color,
+    castling: CastlingRights,
+    en_passant: Option<Square>,
+    halfmove_clock: u32,
+    fullmove_number: u32,
+    /// `untouched` of from, to, rook_from, rook_to before the move.
+    untouched: [bool; 4],
+}
+
+impl UndoRecord {
+    /// The move this record takes back (play it again to redo).
+    pub fn mv(&self) -> Move {
+        self.mv
+    }
+
+    /// The piece the move captured, if any.
+    pub fn captured(&self) -> Option<Piece> {
+        self.captured
+    }
+}
+
+/// How the game stands for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameStatus {
+    Ongoing,
+    Checkmate { winner: Color },
+    Stalemate,
 }
 
 impl Position {
-    /// An empty board; White moves first.
+    /// An empty board; White moves first; no castling rights, no en-passant square.
     pub fn new(rules: RuleSet, dims: Dims) -> Position {
         Position {
             rules,
             board: Board::empty(dims),
             turn: Color::White,
             untouched: vec![true; dims.len()],
+            castling: CastlingRights::NONE,
+            en_passant: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
         }
     }
 
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    #[cfg(test)]
+    pub(super) fn set_rules(&mut self, rules: RuleSet) {
+        self.rules = rules;
     }
 
     pub fn board(&self) -> &Board {
@@ -40,6 +181,43 @@ impl Position {
 
     pub fn turn(&self) -> Color {
         self.turn
+    }
+
+    pub fn set_turn(&mut self, color: Color) {
+        self.turn = color;
+    }
+
+    pub fn castling_rights(&self) -> &CastlingRights {
+        &self.castling
+    }
+
+    pub fn set_castling_rights(&mut self, rights: CastlingRights) {
+        self.castling = rights;
+    }
+
+    /// The square a pawn crossed by the last move's double step (where an
+    /// en-passant capture would land), if any.
+    pub fn en_passant_square(&self) -> Option<Square> {
+        self.en_passant
+    }
+
+    pub fn set_en_passant_square(&mut self, sq: Option<Square>) {
+        self.en_passant = sq;
+    }
+
+    /// Half-moves since the last capture or pawn move.
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove_clock
+    }
+
+    /// Starts at 1 and grows after each Black move.
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove_number
+    }
+
+    pub fn set_clocks(&mut self, halfmove_clock: u32, fullmove_number: u32) {
+        self.halfmove_clock = halfmove_clock;
+        self.fullmove_number = fullmove_number;
     }
 
     pub fn board_text(&self) -> BoardText {
@@ -56,24 +234,42 @@ impl Position {
         self.untouched[self.dims().index(sq)]
     }
 
-    /// The legal moves of the piece on `from` (none for an empty square).
-    /// Turn is not considered here; see [`Position::valid_moves`].
-    fn legal_moves_from(&self, scratch: &mut Board, from: Square, out: &mut Vec<Move>) {
-        let Some(piece) = self.board.get(from) else {
-            return;
-        };
-        let mut pseudo = Vec::new();
-        movegen::pseudo_moves(self, from, &mut pseudo);
-        if !self.rules.king_safety {
-            out.extend(pseudo);
-            return;
+    fn context(&self) -> Context<'_> {
+        Context {
+            rules: &self.rules,
+            en_passant: self.en_passant,
+            castling: &self.castling,
+            untouched: &self.untouched,
         }
-        let kings = self.board.kings(piece.color);
-        out.extend(
-            pseudo
-                .into_iter()
-                .filter(|&mv| movegen::keeps_king_safe(scratch, mv, piece.color, &kings)),
-        );
+    }
+
+    /// The legal moves of the side to move, appended to `out` in board
+    /// order, using the position's own board as scratch (perft's hot path).
+    fn generate(&mut self, out: &mut Vec<Move>) {
+        let Position {
+            rules,
+            board,
+            turn,
+            untouched,
+            castling,
+            en_passant,
+            ..
+        } = self;
+        let ctx = Context {
+            rules,
+            en_passant: *en_passant,
+            castling,
+            untouched,
+        };
+        movegen::legal_moves(board, ctx, &[*turn], Scope::All, out);
+    }
+
+    /// The legal moves of `colors` within `scope`, on a copy of the board.
+    fn generate_on_copy(&self, colors: &[Color], scope: Scope) -> Vec<Move> {
+        let mut scratch = self.board.clone();
+        let mut out = Vec::with_capacity(64);
+        movegen::legal_moves(&mut scratch, self.context(), colors, scope, &mut out);
+        out
     }
 
     fn may_move_now(&self, color: Color) -> bool {
@@ -82,41 +278,54 @@ impl Position {
 
     /// Every valid move on the board, sorted by (from, to) row-major: what an
     /// `isValidScan` answers true for. Computed once, not per square pair.
+    /// Where the rules ignore turns (Lab 3) both sides' moves are listed. A
+    /// promotion is listed once per role it may promote to.
     pub fn valid_moves(&self) -> Vec<Move> {
-        let mut scratch = self.board.clone();
-        let mut out = Vec::new();
-        for (from, piece) in self.board.pieces() {
-            if self.may_move_now(piece.color) {
-                self.legal_moves_from(&mut scratch, from, &mut out);
-            }
-        }
-        out.sort_by_key(|mv| (mv.from, mv.to));
-        out
+        let colors = match self.rules.validity_checks_turn {
+            true => &[self.turn][..],
+            false => &[Color::Black, Color::White][..],
+        };
+        self.generate_on_copy(colors, Scope::AllSorted)
     }
 
-    /// The legal move from `from` to `to`, if there is one.
-    fn find_move(&self, from: Coord, to: Coord) -> Option<Move> {
+    /// The legal moves of the side to move, sorted by (from, to) row-major.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        self.generate_on_copy(&[self.turn], Scope::AllSorted)
+    }
+
+    /// The legal move from `from` to `to` for whoever stands on `from` (if
+    /// the rules let it move now). A promotion picks `promotion`, or the
+    /// first role the rules list (the queen in standard chess) if `None`.
+    pub fn find_move(&self, from: Coord, to: Coord, promotion: Option<Role>) -> Option<Move> {
         let dims = self.dims();
         let (from, to) = (dims.square(from)?, dims.square(to)?);
         let piece = self.board.get(from)?;
         if !self.may_move_now(piece.color) {
             return None;
         }
-        let mut scratch = self.board.clone();
-        let mut moves = Vec::new();
-        self.legal_moves_from(&mut scratch, from, &mut moves);
-        moves.into_iter().find(|mv| mv.to == to)
+        let moves = self.generate_on_copy(&[piece.color], Scope::FromTo(from, to));
+        moves
+            .into_iter()
+            .find(|mv| promotion.is_none() || mv.promotion() == promotion)
+    }
+
+    /// The legal move of the side to move written `text` (see [`Move::uci`]).
+    pub fn find_uci(&self, text: &str) -> Option<Move> {
+        let dims = self.dims();
+        self.legal_moves()
+            .into_iter()
+            .find(|mv| mv.uci(dims) == text)
     }
 
     /// Lab 3 `isValidMove`: false for anything off the board.
     pub fn is_valid_move(&self, from: Coord, to: Coord) -> bool {
-        self.find_move(from, to).is_some()
+        self.find_move(from, to, None).is_some()
     }
 
     /// Lab 3 `movePiece`: a valid move by the side to move is played and
     /// passes the turn; anything else changes nothing and returns false.
     pub fn move_piece(&mut self, from: Coord, to: Coord) -> bool {
-        let Some(mv) = self.find_move(from, to) else {
+        let Some(mv) = self.find_move(from, to, None) else {
             return false;
         };
         if self.board.get(mv.from).map(|p| p.color) != Some(self.turn) {
@@ -126,19 +335,104 @@ impl Position {
         true
     }
 
-    fn play(&mut self, mv: Move) {
-        movegen::make(&mut self.board, mv);
-        let mut touch = |sq: Square| {
-            let i = self.board.dims().index(sq);
-            self.untouched[i] = false;
+    /// Plays `mv`, which must be legal here (one of [`Position::legal_moves`]
+    /// or [`Position::valid_moves`]), and passes the turn. The record takes
+    /// it back with [`Position::undo`].
+    pub fn play(&mut self, mv: Move) -> UndoRecord {
+        let dims = self.dims();
+        let rook_squares = match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
+            _ => [mv.from, mv.to],
         };
-        touch(mv.from);
-        touch(mv.to);
-        if let MoveKind::Castle { rook_from, rook_to } = mv.kind {
-            touch(rook_from);
-            touch(rook_to);
+        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
+        let mut record = UndoRecord {
+            mv,
+            captured: None,
+            turn: self.turn,
+            castling: self.castling,
+            en_passant: self.en_passant,
+            halfmove_clock: self.halfmove_clock,
+            fullmove_number: self.fullmove_number,
+            untouched: touched.map(|sq| self.untouched[dims.index(sq)]),
+        };
+        let mover = self.board.get(mv.from);
+        record.captured = movegen::make(&mut self.board, mv);
+        for sq in touched {
+            self.untouched[dims.index(sq)] = false;
+        }
+
+        if let Some(p) = mover.filter(|p| p.role == Role::King) {
+            self.castling.set(p.color, CastleSide::King, None);
+            self.castling.set(p.color, CastleSide::Queen, None);
+        }
+        if !self.castling.is_empty() {
+            for sq in touched {
+                self.castling.touch(sq, dims);
+            }
+        }
+        self.en_passant = match mv.kind {
+            MoveKind::DoubleStep if self.rules.en_passant => Some(Square {
+                row: (mv.from.row + mv.to.row) / 2,
+                col: mv.from.col,
+            }),
+            _ => None,
+        };
+        let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
+        self.halfmove_clock = if pawn_move || record.captured.is_some() {
+            0
+        } else {
+            self.halfmove_clock.saturating_add(1)
+        };
+        if self.turn == Color::Black {
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = self.turn.opponent();
+        record
+    }
+
+    /// Takes back the last move played, whose record this is: board, turn,
+    /// castling rights, en-passant square, clocks and untouched squares are
+    /// as before it.
+    pub fn undo(&mut self, record: UndoRecord) {
+        let dims = self.dims();
+        let mv = record.mv;
+        movegen::unmake(&mut self.board, mv, record.captured);
+        let rook_squares = match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
+            _ => [mv.from, mv.to],
+        };
+        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
+        for (sq, was) in touched.into_iter().zip(record.untouched).rev() {
+            self.untouched[dims.index(sq)] = was;
+        }
+        self.turn = record.turn;
+        self.castling = record.castling;
+        self.en_passant = record.en_passant;
+        self.halfmove_clock = record.halfmove_clock;
+        self.fullmove_number = record.fullmove_number;
+    }
+
+    /// Is some king of the side to move attacked?
+    pub fn in_check(&self) -> bool {
+        let enemy = self.turn.opponent();
+        self.board
+            .pieces()
+            .filter(|&(_, p)| p == Piece::new(self.turn, Role::King))
+            .any(|(sq, _)| super::attacks::is_attacked(&self.board, sq, enemy))
+    }
+
+    /// Checkmate or stalemate of the side to move, where the rules know them
+    /// ([`RuleSet::mate_ends_game`]); otherwise always ongoing.
+    pub fn status(&self) -> GameStatus {
+        if !self.rules.mate_ends_game || !self.legal_moves().is_empty() {
+            GameStatus::Ongoing
+        } else if self.in_check() {
+            GameStatus::Checkmate {
+                winner: self.turn.opponent(),
+            }
+        } else {
+            GameStatus::Stalemate
+        }
     }
 
     /// Lab 3 `isPieceUnderThreat`: false on an empty square or off the
@@ -162,5 +456,54 @@ impl Position {
             .map(|(sq, _)| sq)
             .filter(|&sq| self.square_threatened(sq))
             .collect()
+    }
+
+    /// The number of leaf positions `depth` plies down the tree of legal
+    /// moves of the side to move (1 at depth 0).
+    pub fn perft(&self, depth: u32) -> u64 {
+        let mut pos = self.clone();
+        let mut buffers = vec![Vec::new(); depth as usize];
+        pos.perft_inner(depth, &mut buffers)
+    }
+
+    /// Perft per root move: `(move text, leaves below it)`, sorted by the
+    /// text (see [`Move::uci`]). Empty at depth 0.
+    pub fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        if depth == 0 {
+            return Vec::new();
+        }
+        let mut pos = self.clone();
+        let mut buffers = vec![Vec::new(); depth as usize - 1];
+        let dims = self.dims();
+        let mut out: Vec<(String, u64)> = self
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let record = pos.play(mv);
+                let n = pos.perft_inner(depth - 1, &mut buffers);
+                pos.undo(record);
+                (mv.uci(dims), n)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn perft_inner(&mut self, depth: u32, buffers: &mut [Vec<Move>]) -> u64 {
+        let Some((moves, deeper)) = buffers.split_first_mut() else {
+            return 1;
+        };
+        moves.clear();
+        self.generate(moves);
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        let mut nodes = 0;
+        for &mv in moves.iter() {
+            let record = self.play(mv);
+            nodes += self.perft_inner(depth - 1, deeper);
+            self.undo(record);
+        }
+        nodes
     }
 }
