@@ -108,8 +108,13 @@ fn detail(exp: &[&str], act: &[&str]) -> Detail {
         (Some(e), Some(a)) => e.starts_with('L') && step_of(e) == step_of(a),
         _ => false,
     };
-    let is_move = exp.first().is_some_and(|h| h.contains(" = "));
-    if same_step && is_move {
+    // A step with a result (` = ...`) whose items are a board, or that has
+    // no items at all (`perft`, `status`), differs in its result and board;
+    // one with a list of items (`divide`, scans) differs item by item.
+    let has_result = exp.first().is_some_and(|h| h.contains(" = "));
+    let board_or_bare =
+        |b: &[&str]| b.len() == 1 || b.get(1).is_some_and(|l| l.trim_start().starts_with("B "));
+    if same_step && has_result && board_or_bare(exp) && board_or_bare(act) {
         let board = |b: &[&str]| {
             b.get(1)
                 .map(|l| l.trim_start().trim_start_matches("B ").to_string())
@@ -199,6 +204,33 @@ mod tests {
             Detail::Scan {
                 missing: vec!["T 1 1".into()],
                 extra: vec![],
+            }
+        );
+    }
+
+    #[test]
+    fn results_without_a_board_and_divide_items() {
+        let m = compare(
+            "DIMS 8 8\nL3 perft 2 = 400\nEND\n",
+            "DIMS 8 8\nL3 perft 2 = 401\nEND\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.detail,
+            Detail::Move {
+                expected_result: Some("400".into()),
+                actual_result: Some("401".into()),
+                expected_board: None,
+                actual_board: None,
+            }
+        );
+        let exp = "DIMS 8 8\nL3 divide 1 = 2\n  D a2a3 1\n  D a2a4 1\nEND\n";
+        let act = "DIMS 8 8\nL3 divide 1 = 2\n  D a2a3 1\n  D b2b3 1\nEND\n";
+        assert_eq!(
+            compare(exp, act).unwrap().detail,
+            Detail::Scan {
+                missing: vec!["D a2a4 1".into()],
+                extra: vec!["D b2b3 1".into()],
             }
         );
     }

@@ -1,7 +1,8 @@
 //! Driving a subject through a scenario's steps and recording its trace.
 
+use crate::engine::BoardText;
 use crate::scenario::{Scenario, StepKind};
-use crate::subject::{Subject, SubjectError};
+use crate::subject::{Setup, Subject, SubjectError};
 use crate::trace::{Entry, Outcome, Trace};
 
 /// The trace a subject produced; on failure, the steps it finished.
@@ -20,28 +21,24 @@ pub struct StepFailure {
 }
 
 pub fn execute(scenario: &Scenario, subject: &mut dyn Subject) -> Execution {
-    let setup = subject
-        .setup(
-            scenario.directives.rules.rules(),
-            scenario.dims,
-            &scenario.placements,
-        )
-        .and_then(|()| subject.board());
-    let initial_board = match setup {
+    let initial_board = match subject
+        .setup(&Setup::of(scenario))
+        .and_then(|()| subject.board())
+    {
         Ok(board) => board,
         Err(error) => {
             return Execution {
-                trace: Trace::new(scenario.dims, crate::engine::BoardText(String::new())),
+                trace: Trace::new(scenario.dims, BoardText(String::new())),
                 failure: Some(StepFailure { line: None, error }),
             };
         }
     };
     let mut trace = Trace::new(scenario.dims, initial_board);
     for step in &scenario.steps {
-        match run_step(subject, step.kind) {
+        match run_step(subject, &step.kind) {
             Ok((outcome, board_after)) => trace.entries.push(Entry {
                 line: step.line,
-                step: step.kind,
+                step: step.kind.clone(),
                 outcome,
                 board_after,
             }),
@@ -65,12 +62,23 @@ pub fn execute(scenario: &Scenario, subject: &mut dyn Subject) -> Execution {
 
 fn run_step(
     subject: &mut dyn Subject,
-    step: StepKind,
-) -> Result<(Outcome, crate::engine::BoardText), SubjectError> {
+    step: &StepKind,
+) -> Result<(Outcome, BoardText), SubjectError> {
     let outcome = match step {
-        StepKind::MovePiece { from, to } => Outcome::Moved(subject.move_piece(from, to)?),
+        StepKind::MovePiece { from, to } => Outcome::Moved(subject.move_piece(*from, *to)?),
         StepKind::IsValidScan => Outcome::ValidMoves(subject.valid_scan()?),
         StepKind::UnderThreatScan => Outcome::Threatened(subject.threat_scan()?),
+        StepKind::Move {
+            from,
+            to,
+            promotion,
+            ..
+        } => Outcome::Moved(subject.play(from.coord(), to.coord(), *promotion)?),
+        StepKind::Perft { depth } => Outcome::Count(subject.perft(*depth)?),
+        StepKind::Divide { depth } => Outcome::Divide(subject.divide(*depth)?),
+        StepKind::Undo => Outcome::Moved(subject.undo()?),
+        StepKind::Redo => Outcome::Moved(subject.redo()?),
+        StepKind::Status => Outcome::Status(subject.status()?),
     };
     Ok((outcome, subject.board()?))
 }

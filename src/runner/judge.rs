@@ -6,11 +6,10 @@
 
 use super::{Failure, FailureKind, Found, SnapshotMode, Verdict, execute};
 use crate::compare::{Detail, compare};
-use crate::domain::Piece;
 use crate::engine::{Board, BoardText};
 use crate::scenario::{Diagnostic, Scenario};
 use crate::snapshot::{Snapshot, SnapshotStore};
-use crate::subject::Subject;
+use crate::subject::{Setup, Subject};
 use crate::trace::Trace;
 use std::collections::HashMap;
 
@@ -162,11 +161,10 @@ pub fn expected_boards(
     scenario: &Scenario,
     expected: &Snapshot,
 ) -> (BoardText, HashMap<u32, BoardText>) {
-    let mut board = Board::empty(scenario.dims);
-    for p in &scenario.placements {
-        board.set(p.square, Some(Piece::new(p.color, p.role)));
-    }
-    let initial = board.text();
+    // The scenario parsed, so its setup is valid; an empty board is a safe fallback.
+    let initial = Setup::of(scenario)
+        .initial_position()
+        .map_or_else(|_| Board::empty(scenario.dims).text(), |p| p.board_text());
     let mut after_move: HashMap<u32, BoardText> = HashMap::new();
     let mut lines = expected.body.lines().peekable();
     while let Some(line) = lines.next() {

@@ -9,6 +9,10 @@ pub struct Scenario {
     /// Points awarded when every step answers right (all or nothing).
     pub points: u32,
     pub dims: Dims,
+    /// `fen <FEN>` setup (instead of `<rows> <cols>`): the starting position,
+    /// side to move, castling rights and en-passant square. Placements, if
+    /// any, are applied on top.
+    pub fen: Option<String>,
     pub placements: Vec<Placement>,
     pub steps: Vec<Step>,
 }
@@ -73,7 +77,7 @@ pub struct Step {
     pub kind: StepKind,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepKind {
     /// `movePiece r1 c1 r2 c2`; coordinates may lie off the board.
     MovePiece { from: Coord, to: Coord },
@@ -81,6 +85,24 @@ pub enum StepKind {
     IsValidScan,
     /// `underThreatScan`: isPieceUnderThreat for every square.
     UnderThreatScan,
+    /// `move e2e4` / `move e7e8q`: a move in UCI notation (files from `a`,
+    /// ranks counted from the bottom row), promotion letter last.
+    Move {
+        uci: String,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+    },
+    /// `perft N`: the number of leaf positions N plies deep.
+    Perft { depth: u32 },
+    /// `divide N`: perft N per legal root move.
+    Divide { depth: u32 },
+    /// `undo`: take back the last move.
+    Undo,
+    /// `redo`: replay the last move taken back.
+    Redo,
+    /// `status`: ongoing, check, checkmate (and the winner) or stalemate.
+    Status,
 }
 
 impl StepKind {
@@ -90,6 +112,12 @@ impl StepKind {
             StepKind::MovePiece { from, to } => format!("movePiece {from} {to}"),
             StepKind::IsValidScan => "isValidScan".to_string(),
             StepKind::UnderThreatScan => "underThreatScan".to_string(),
+            StepKind::Move { uci, .. } => format!("move {uci}"),
+            StepKind::Perft { depth } => format!("perft {depth}"),
+            StepKind::Divide { depth } => format!("divide {depth}"),
+            StepKind::Undo => "undo".to_string(),
+            StepKind::Redo => "redo".to_string(),
+            StepKind::Status => "status".to_string(),
         }
     }
 }

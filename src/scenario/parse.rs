@@ -4,7 +4,7 @@
 use super::ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
 use super::diagnostic::Diagnostic;
 use crate::domain::{Color, Coord, Dims, Role};
-use crate::engine::RuleSetId;
+use crate::engine::{Position, RuleSetId, parse_square};
 use nom::bytes::complete::take_till1;
 use nom::character::complete::{space0, space1};
 use nom::combinator::all_consuming;
@@ -159,6 +159,7 @@ struct LineParser {
     directives: Directives,
     points: u32,
     dims: Option<Dims>,
+    fen: Option<String>,
     placements: Vec<Placement>,
     steps: Vec<Step>,
 }
@@ -179,6 +180,7 @@ impl LineParser {
                 self.stage = Stage::Size;
                 Ok(())
             }
+            Stage::Size if line.tokens[0].1 == "fen" => self.fen(line),
             Stage::Size => {
                 line.expect_tokens(2, "<rows> <cols>")?;
                 let (rows, cols) = (line.int(0, "the rows")?, line.int(1, "the columns")?);
@@ -225,6 +227,25 @@ impl LineParser {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `fen <FEN>`: the setup as a FEN (any board size the engine takes).
+    fn fen(&mut self, line: &Line) -> Result<(), Diagnostic> {
+        line.expect_at_least(
+            2,
+            "fen <pieces> <side> <castling> <en-passant> [<halfmove> <fullmove>]",
+        )?;
+        let fen = line.tokens[1..]
+            .iter()
+            .map(|t| t.1)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let position = Position::from_fen(self.directives.rules.rules(), &fen)
+            .map_err(|e| line.error_at_token(1, e.to_string()))?;
+        self.dims = Some(position.dims());
+        self.fen = Some(fen);
+        self.stage = Stage::Placements;
         Ok(())
     }
 
@@ -290,10 +311,50 @@ impl LineParser {
             }
             "isValidScan" => StepKind::IsValidScan,
             "underThreatScan" => StepKind::UnderThreatScan,
+            "move" => {
+                line.expect_at_least(2, "move <uci>")?;
+                let uci = line.tokens[1].1;
+                let dims = self.dims.expect("size is parsed before steps");
+                let (from, to, promotion) = parse_uci(dims, uci).ok_or_else(|| {
+                    line.error_at_token(
+                        1,
+                        format!("`{uci}` is not a move on this board (UCI, like e2e4 or e7e8q)"),
+                    )
+                })?;
+                StepKind::Move {
+                    uci: uci.to_string(),
+                    from,
+                    to,
+                    promotion,
+                }
+            }
+            "perft" | "divide" => {
+                line.expect_at_least(2, "perft|divide <depth>")?;
+                let depth = line.int(1, "the depth")?;
+                let depth = u32::try_from(depth)
+                    .ok()
+                    .filter(|d| *d <= MAX_DEPTH)
+                    .ok_or_else(|| {
+                        line.error_at_token(
+                            1,
+                            format!("depth must be between 0 and {MAX_DEPTH}, found {depth}"),
+                        )
+                    })?;
+                if line.tokens[0].1 == "perft" {
+                    StepKind::Perft { depth }
+                } else {
+                    StepKind::Divide { depth }
+                }
+            }
+            "undo" => StepKind::Undo,
+            "redo" => StepKind::Redo,
+            "status" => StepKind::Status,
             other => {
                 return Err(line.error_at_token(
                     0,
-                    format!("unknown step `{other}` (expected movePiece, isValidScan or underThreatScan)"),
+                    format!(
+                        "unknown step `{other}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo or status)"
+                    ),
                 ));
             }
         };
@@ -314,6 +375,7 @@ impl LineParser {
                     directives: self.directives,
                     points: self.points,
                     dims: self.dims.expect("size is parsed before steps"),
+                    fen: self.fen,
                     placements: self.placements,
                     steps: self.steps,
                 });
@@ -323,6 +385,33 @@ impl LineParser {
     }
 }
 
+/// The deepest perft a scenario may ask for: deeper runs take minutes.
+const MAX_DEPTH: u32 = 8;
+
+/// `e2e4`, `e7e8q`, `a10a11`: two squares and an optional promotion letter.
+fn parse_uci(
+    dims: Dims,
+    text: &str,
+) -> Option<(crate::domain::Square, crate::domain::Square, Option<Role>)> {
+    let (body, promotion) = match text.chars().last()? {
+        c if c.is_ascii_lowercase() && text.len() > 4 => {
+            (&text[..text.len() - 1], Some(Role::from_letter(c)?))
+        }
+        _ => (text, None),
+    };
+    // The second square starts at the first letter after a digit.
+    let split = body
+        .char_indices()
+        .skip(1)
+        .find(|&(i, c)| {
+            c.is_ascii_lowercase() && body[..i].ends_with(|d: char| d.is_ascii_digit())
+        })?
+        .0;
+    let from = parse_square(dims, &body[..split])?;
+    let to = parse_square(dims, &body[split..])?;
+    Some((from, to, promotion))
+}
+
 fn single_char(tok: &str) -> Option<char> {
     let mut chars = tok.chars();
     let c = chars.next()?;
@@ -330,7 +419,18 @@ fn single_char(tok: &str) -> Option<char> {
 }
 
 fn is_step_keyword(tok: &str) -> bool {
-    matches!(tok, "movePiece" | "isValidScan" | "underThreatScan")
+    matches!(
+        tok,
+        "movePiece"
+            | "isValidScan"
+            | "underThreatScan"
+            | "move"
+            | "perft"
+            | "divide"
+            | "undo"
+            | "redo"
+            | "status"
+    )
 }
 
 #[cfg(test)]

@@ -1,13 +1,12 @@
 //! The built-in reference engine as a [`Subject`].
 
-use super::{Subject, SubjectError};
-use crate::domain::{Coord, Dims, Piece, Square};
-use crate::engine::{BoardText, Position, RuleSet};
-use crate::scenario::Placement;
+use super::{Setup, Subject, SubjectError};
+use crate::domain::{Coord, Role, Square};
+use crate::engine::{BoardText, Game, GameStatus, Position};
 
 #[derive(Default)]
 pub struct EngineSubject {
-    position: Option<Position>,
+    game: Option<Game>,
 }
 
 impl EngineSubject {
@@ -15,24 +14,22 @@ impl EngineSubject {
         Self::default()
     }
 
-    fn position(&mut self) -> &mut Position {
+    fn game(&mut self) -> &mut Game {
         // The runner always calls `setup` first.
-        self.position.as_mut().expect("setup before any call")
+        self.game.as_mut().expect("setup before any call")
+    }
+
+    fn position(&mut self) -> &Position {
+        self.game().position()
     }
 }
 
 impl Subject for EngineSubject {
-    fn setup(
-        &mut self,
-        rules: RuleSet,
-        dims: Dims,
-        placements: &[Placement],
-    ) -> Result<(), SubjectError> {
-        let mut pos = Position::new(rules, dims);
-        for p in placements {
-            pos.place(p.square, Piece::new(p.color, p.role));
-        }
-        self.position = Some(pos);
+    fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
+        let pos = setup
+            .initial_position()
+            .map_err(|e| SubjectError::Io(e.to_string()))?;
+        self.game = Some(Game::new(pos));
         Ok(())
     }
 
@@ -50,10 +47,47 @@ impl Subject for EngineSubject {
     }
 
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError> {
-        Ok(self.position().move_piece(from, to))
+        Ok(self.game().move_piece(from, to, None))
     }
 
     fn board(&mut self) -> Result<BoardText, SubjectError> {
         Ok(self.position().board_text())
+    }
+
+    fn play(
+        &mut self,
+        from: Coord,
+        to: Coord,
+        promotion: Option<Role>,
+    ) -> Result<bool, SubjectError> {
+        Ok(self.game().move_piece(from, to, promotion))
+    }
+
+    fn perft(&mut self, depth: u32) -> Result<u64, SubjectError> {
+        Ok(self.position().perft(depth))
+    }
+
+    fn divide(&mut self, depth: u32) -> Result<Vec<(String, u64)>, SubjectError> {
+        Ok(self.position().divide(depth))
+    }
+
+    fn undo(&mut self) -> Result<bool, SubjectError> {
+        Ok(self.game().undo())
+    }
+
+    fn redo(&mut self) -> Result<bool, SubjectError> {
+        Ok(self.game().redo())
+    }
+
+    fn status(&mut self) -> Result<String, SubjectError> {
+        let pos = self.position();
+        Ok(match pos.status() {
+            GameStatus::Checkmate { winner } => {
+                format!("checkmate {}", winner.name().to_lowercase())
+            }
+            GameStatus::Stalemate => "stalemate".to_string(),
+            GameStatus::Ongoing if pos.in_check() => "check".to_string(),
+            GameStatus::Ongoing => "ongoing".to_string(),
+        })
     }
 }

@@ -8,22 +8,54 @@ mod process;
 pub use engine::EngineSubject;
 pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject};
 
-use crate::domain::{Coord, Dims, Square};
-use crate::engine::{BoardText, RuleSet};
-use crate::scenario::Placement;
+use crate::domain::{Coord, Dims, Piece, Role, Square};
+use crate::engine::{BoardText, FenError, Position, RuleSet};
+use crate::scenario::{Placement, Scenario};
 use std::fmt;
+
+/// How a scenario sets up its board.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    pub rules: RuleSet,
+    pub dims: Dims,
+    /// A FEN to start from (then `placements` on top), or an empty board.
+    pub fen: Option<&'a str>,
+    pub placements: &'a [Placement],
+}
+
+impl<'a> Setup<'a> {
+    /// The setup a scenario describes.
+    pub fn of(scenario: &'a Scenario) -> Setup<'a> {
+        Setup {
+            rules: scenario.directives.rules.rules(),
+            dims: scenario.dims,
+            fen: scenario.fen.as_deref(),
+            placements: &scenario.placements,
+        }
+    }
+
+    /// The starting position: the FEN (or an empty board), then the
+    /// placements in order, a later one replacing an earlier.
+    pub fn initial_position(&self) -> Result<Position, FenError> {
+        let mut pos = match self.fen {
+            Some(fen) => Position::from_fen(self.rules, fen)?,
+            None => Position::new(self.rules, self.dims),
+        };
+        for p in self.placements {
+            pos.place(p.square, Piece::new(p.color, p.role));
+        }
+        Ok(pos)
+    }
+}
 
 /// The Lab 3 calls, at the granularity of scenario steps: a subject that
 /// talks to a process expands scans into single calls itself (and can
 /// pipeline them); the engine answers a scan from one move generation.
+/// The steps of the richer rule sets default to "unsupported", so a
+/// subject only implements what its protocol can express.
 pub trait Subject {
-    /// A new board of `dims` with `placements` applied in order.
-    fn setup(
-        &mut self,
-        rules: RuleSet,
-        dims: Dims,
-        placements: &[Placement],
-    ) -> Result<(), SubjectError>;
+    /// A new board set up as `setup` says.
+    fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError>;
     /// Every (from, to) for which isValidMove is true, sorted row-major.
     fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError>;
     /// Every square for which isPieceUnderThreat is true, row-major.
@@ -31,6 +63,30 @@ pub trait Subject {
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError>;
     /// The whole board, as the subject sees it now.
     fn board(&mut self) -> Result<BoardText, SubjectError>;
+    /// A move with an optional promotion choice (`move e7e8q`).
+    fn play(
+        &mut self,
+        _from: Coord,
+        _to: Coord,
+        _promotion: Option<Role>,
+    ) -> Result<bool, SubjectError> {
+        Err(SubjectError::Unsupported("move".into()))
+    }
+    fn perft(&mut self, _depth: u32) -> Result<u64, SubjectError> {
+        Err(SubjectError::Unsupported("perft".into()))
+    }
+    fn divide(&mut self, _depth: u32) -> Result<Vec<(String, u64)>, SubjectError> {
+        Err(SubjectError::Unsupported("divide".into()))
+    }
+    fn undo(&mut self) -> Result<bool, SubjectError> {
+        Err(SubjectError::Unsupported("undo".into()))
+    }
+    fn redo(&mut self) -> Result<bool, SubjectError> {
+        Err(SubjectError::Unsupported("redo".into()))
+    }
+    fn status(&mut self) -> Result<String, SubjectError> {
+        Err(SubjectError::Unsupported("status".into()))
+    }
     /// The scenario is over: release what the subject holds (a process).
     fn finish(&mut self) {}
     /// Debug output the subject produced (a submission's stderr), for reports.
@@ -52,6 +108,8 @@ pub enum SubjectError {
     ExitedEarly(Option<i32>),
     /// The grader could not talk to it at all.
     Io(String),
+    /// The subject cannot express this step (e.g. `perft` over protocol v1).
+    Unsupported(String),
 }
 
 impl fmt::Display for SubjectError {
@@ -63,6 +121,9 @@ impl fmt::Display for SubjectError {
             SubjectError::ExitedEarly(Some(code)) => write!(f, "exited early (status {code})"),
             SubjectError::ExitedEarly(None) => write!(f, "exited early"),
             SubjectError::Io(e) => write!(f, "i/o error: {e}"),
+            SubjectError::Unsupported(step) => {
+                write!(f, "`{step}` is not supported by this subject")
+            }
         }
     }
 }

@@ -8,10 +8,9 @@
 //! round trip per call. Every wait is bounded by the scenario's wall-clock
 //! deadline; on any failure the whole process group is killed.
 
-use super::{Subject, SubjectError};
+use super::{Setup, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Square};
-use crate::engine::{BoardText, RuleSet};
-use crate::scenario::Placement;
+use crate::engine::BoardText;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -278,17 +277,18 @@ impl Drop for ProcessSubject {
 }
 
 impl Subject for ProcessSubject {
-    fn setup(
-        &mut self,
-        rules: RuleSet,
-        dims: Dims,
-        placements: &[Placement],
-    ) -> Result<(), SubjectError> {
+    fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
+        let (rules, dims, placements) = (setup.rules, setup.dims, setup.placements);
         // Protocol v1 mirrors the Lab 3 interface: no FEN, no special moves.
-        if rules.id != crate::engine::RuleSetId::Lab3 {
-            return Err(SubjectError::Io(format!(
-                "protocol v{PROTOCOL_VERSION} drives `lab3` scenarios only, not `{}`",
-                rules.id
+        if rules.id != crate::engine::RuleSetId::Lab3 || setup.fen.is_some() {
+            return Err(SubjectError::Unsupported(format!(
+                "{} scenarios{} over protocol v{PROTOCOL_VERSION}",
+                rules.id,
+                if setup.fen.is_some() {
+                    " with a FEN setup"
+                } else {
+                    ""
+                }
             )));
         }
         self.spawn()?;

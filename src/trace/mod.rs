@@ -9,6 +9,15 @@
 //! L<n> movePiece a b c d = 0|1  then "  B <board after the call>"
 //! END
 //! ```
+//!
+//! Steps of the richer rule sets add:
+//!
+//! ```text
+//! L<n> move e2e4 = 0|1          then "  B <board>" (likewise undo, redo)
+//! L<n> perft 3 = 8902
+//! L<n> divide 2 = 400           then "  D <uci move> <count>" per root move, sorted
+//! L<n> status = ongoing|check|checkmate white|checkmate black|stalemate
+//! ```
 
 use crate::domain::{Dims, Square};
 use crate::engine::BoardText;
@@ -44,8 +53,14 @@ pub enum Outcome {
     ValidMoves(Vec<(Square, Square)>),
     /// The squares for which isPieceUnderThreat was true, sorted.
     Threatened(Vec<Square>),
-    /// What movePiece returned.
+    /// What movePiece (or move, undo, redo) returned; the board follows.
     Moved(bool),
+    /// A perft count.
+    Count(u64),
+    /// Perft per root move (UCI text, count), sorted by move text.
+    Divide(Vec<(String, u64)>),
+    /// A game status: `ongoing`, `check`, `checkmate white`, `stalemate`.
+    Status(String),
 }
 
 impl Trace {
@@ -99,6 +114,19 @@ impl Entry {
             }
             Outcome::Moved(ok) => {
                 let _ = write!(out, " = {}\n  B {}\n", u8::from(*ok), self.board_after);
+            }
+            Outcome::Count(n) => {
+                let _ = writeln!(out, " = {n}");
+            }
+            Outcome::Divide(moves) => {
+                let total: u64 = moves.iter().map(|(_, n)| n).sum();
+                let _ = writeln!(out, " = {total}");
+                for (mv, n) in moves {
+                    let _ = writeln!(out, "  D {mv} {n}");
+                }
+            }
+            Outcome::Status(status) => {
+                let _ = writeln!(out, " = {status}");
             }
         }
     }
