@@ -7,30 +7,56 @@ use chessgrade::scenario::{parse, parse_bytes};
 use chessgrade::subject::EngineSubject;
 use proptest::prelude::*;
 
-/// A valid scenario text built from random parts.
+/// A valid scenario text built from random parts, under any rule set
+/// (with or without a Mystery piece), using every kind of step.
 fn scenario_text() -> impl Strategy<Value = String> {
     let dims = (1i64..7, 1i64..7);
-    dims.prop_flat_map(|(rows, cols)| {
+    let rules = prop::sample::select(vec!["lab3", "standard", "cuhk", "jhu"]);
+    (dims, rules, any::<bool>()).prop_flat_map(|((rows, cols), rules, mystery)| {
+        let mut roles = vec!['k', 'r', 'b', 'p', 'q', 'n'];
+        if mystery {
+            roles.push('m');
+        }
         let placement = (
             prop::sample::select(vec!['b', 'w']),
-            prop::sample::select(vec!['k', 'r', 'b', 'p', 'q', 'n']),
+            prop::sample::select(roles),
             0..rows,
             0..cols,
         )
             .prop_map(|(c, p, r, k)| format!("{c} {p} {r} {k}"));
+        // A square in the rule set's notation, sometimes off the board.
+        let square = (0u8..9, 0i64..9).prop_map(move |(file, rank)| {
+            let letter = (b'a' + file) as char;
+            match rules {
+                "jhu" => format!("{}{rank}", letter.to_ascii_uppercase()),
+                _ => format!("{letter}{rank}"),
+            }
+        });
+        let sep = if rules == "cuhk" { " " } else { "" };
         let step = prop_oneof![
             Just("isValidScan".to_string()),
             Just("underThreatScan".to_string()),
             (-1..rows + 1, -1..cols + 1, -1..rows + 1, -1..cols + 1)
                 .prop_map(|(a, b, c, d)| format!("movePiece {a} {b} {c} {d}")),
+            (square.clone(), square).prop_map(move |(a, b)| format!("move {a}{sep}{b}")),
+            prop::sample::select(vec![
+                "undo", "redo", "status", "score", "stop", "save", "perft 2", "divide 1",
+            ])
+            .prop_map(str::to_string),
+            any::<u64>().prop_map(|seed| format!("machine {seed}")),
         ];
         (
             prop::collection::vec(placement, 0..10),
             prop::collection::vec(step, 0..12),
         )
             .prop_map(move |(ps, ss)| {
+                let mystery = if mystery {
+                    "@mystery leaper 1,2 2,2 value 3\n"
+                } else {
+                    ""
+                };
                 format!(
-                    "1\n{rows} {cols}\n{}\n~\n{}\n",
+                    "@rules {rules}\n{mystery}1\n{rows} {cols}\n{}\n~\n{}\n",
                     ps.join("\n"),
                     ss.join("\n")
                 )

@@ -126,7 +126,9 @@ fn detail(exp: &[&str], act: &[&str]) -> Detail {
             actual_board: board(act),
         };
     }
-    if same_step {
+    // A save file is a picture, not a set: show both in full.
+    let picture = |b: &[&str]| b.get(1).is_some_and(|l| l.trim_start().starts_with("S "));
+    if same_step && !picture(exp) && !picture(act) {
         let e: BTreeSet<&str> = exp[1..].iter().map(|l| l.trim()).collect();
         let a: BTreeSet<&str> = act[1..].iter().map(|l| l.trim()).collect();
         return Detail::Scan {
@@ -143,6 +145,31 @@ fn detail(exp: &[&str], act: &[&str]) -> Detail {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn save_files_are_shown_whole() {
+        let exp = "DIMS 1 2\nL5 save\n  S --\n  S --\n  S w\nEND\n";
+        let act = "DIMS 1 2\nL5 save\n  S --\n  S -K\n  S w\nEND\n";
+        let m = compare(exp, act).unwrap();
+        assert_eq!(m.trace_line, 4);
+        assert_eq!(
+            m.detail,
+            Detail::Lines {
+                expected: vec![
+                    "L5 save".into(),
+                    "  S --".into(),
+                    "  S --".into(),
+                    "  S w".into()
+                ],
+                actual: vec![
+                    "L5 save".into(),
+                    "  S --".into(),
+                    "  S -K".into(),
+                    "  S w".into()
+                ],
+            }
+        );
+    }
 
     #[test]
     fn equal_traces_have_no_mismatch() {

@@ -58,16 +58,20 @@ pub enum Role {
     Rook,
     Queen,
     King,
+    /// JHU's Mystery piece (`m` / `M`): its move shape is not fixed by the
+    /// role but given by the scenario (see `engine::MysteryShape`).
+    Mystery,
 }
 
 impl Role {
-    pub const ALL: [Role; 6] = [
+    pub const ALL: [Role; 7] = [
         Role::Pawn,
         Role::Knight,
         Role::Bishop,
         Role::Rook,
         Role::Queen,
         Role::King,
+        Role::Mystery,
     ];
 
     /// Lower-case letter, as in scenarios and FEN.
@@ -79,6 +83,7 @@ impl Role {
             Role::Rook => 'r',
             Role::Queen => 'q',
             Role::King => 'k',
+            Role::Mystery => 'm',
         }
     }
 
@@ -96,6 +101,7 @@ impl Role {
             Role::Rook => "rook",
             Role::Queen => "queen",
             Role::King => "king",
+            Role::Mystery => "mystery",
         }
     }
 }

@@ -40,10 +40,11 @@ pub struct Shape {
     pub slides: bool,
 }
 
-/// The move shape of every role but the pawn (`None`).
+/// The fixed move shape of every role but the pawn and the Mystery piece
+/// (`None`: the pawn is asymmetric, the Mystery's shape is the scenario's).
 pub const fn shape(role: Role) -> Option<Shape> {
     let (vectors, slides): (&'static [(i32, i32)], bool) = match role {
-        Role::Pawn => return None,
+        Role::Pawn | Role::Mystery => return None,
         Role::Knight => (&KNIGHT, false),
         Role::Bishop => (&DIAGONAL, true),
         Role::Rook => (&ORTHOGONAL, true),
@@ -138,7 +139,7 @@ pub fn is_attacked(board: &Board, sq: Square, by: Color) -> bool {
 /// [`is_attacked`], with the square `ignore` (if any) seen as empty: "would
 /// the king be attacked on `sq` once it has left `ignore`?"
 pub fn attacked_ignoring(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
-    if attacking_pawns(board, sq, by).next().is_some() {
+    if attacking_pawns(board, sq, by).next().is_some() || mystery_attacks(board, sq, by, ignore) {
         return true;
     }
     let dims = board.dims();
@@ -156,6 +157,31 @@ pub fn attacked_ignoring(board: &Board, sq: Square, by: Color, ignore: Option<Sq
                 return p.color == by && ray.reaches(p.role, steps);
             }
             if !ray.slides() {
+                return false;
+            }
+            at = next;
+        }
+        false
+    })
+}
+
+/// Does a Mystery piece of colour `by` attack `sq` (`ignore` seen as
+/// empty)? Its shape is symmetric, so walk its vectors backwards from `sq`.
+fn mystery_attacks(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
+    let Some(shape) = board.mystery() else {
+        return false;
+    };
+    let dims = board.dims();
+    let attacker = Piece::new(by, Role::Mystery);
+    shape.vectors().iter().any(|&(dr, dc)| {
+        let mut at = sq;
+        while let Some(next) = dims.offset(at, -dr, -dc) {
+            if Some(next) != ignore
+                && let Some(p) = board.get(next)
+            {
+                return p == attacker;
+            }
+            if !shape.slides {
                 return false;
             }
             at = next;
@@ -238,6 +264,32 @@ mod tests {
         assert!(is_attacked(&b, sq(&b, 1, 2), Color::Black));
         assert!(is_attacked(&b, sq(&b, 0, 3), Color::Black));
         assert!(!is_attacked(&b, sq(&b, 1, 3), Color::Black));
+    }
+
+    #[test]
+    fn mystery_pieces_attack_by_their_shape() {
+        use crate::engine::MysteryShape;
+        let dims = Dims::new(5, 5).unwrap();
+        let camel = MysteryShape::new(false, &[(1, 3)], 0).unwrap();
+        let mut b = Board::with_mystery(dims, Some(camel));
+        b.set(sq(&b, 0, 0), Some(Piece::new(Color::White, Role::Mystery)));
+        b.set(sq(&b, 0, 1), Some(Piece::new(Color::Black, Role::Pawn)));
+        // A leaper jumps over the pawn.
+        assert!(is_attacked(&b, sq(&b, 1, 3), Color::White));
+        assert!(is_attacked(&b, sq(&b, 3, 1), Color::White));
+        assert!(!is_attacked(&b, sq(&b, 1, 2), Color::White));
+        assert!(!is_attacked(&b, sq(&b, 1, 3), Color::Black));
+        let rider = MysteryShape::new(true, &[(1, 1)], 0).unwrap();
+        let mut b = Board::with_mystery(dims, Some(rider));
+        b.set(sq(&b, 0, 0), Some(Piece::new(Color::Black, Role::Mystery)));
+        b.set(sq(&b, 2, 2), Some(Piece::new(Color::White, Role::Pawn)));
+        assert!(is_attacked(&b, sq(&b, 2, 2), Color::Black));
+        // A slider stops at the first piece.
+        assert!(!is_attacked(&b, sq(&b, 3, 3), Color::Black));
+        // Without a shape a Mystery piece attacks nothing.
+        let mut b = Board::empty(dims);
+        b.set(sq(&b, 0, 0), Some(Piece::new(Color::Black, Role::Mystery)));
+        assert!(!is_attacked(&b, sq(&b, 1, 1), Color::Black));
     }
 
     #[test]

@@ -1,13 +1,17 @@
 //! The mailbox: which piece stands on which square.
 
+use super::rules::MysteryShape;
 use crate::domain::{Color, Dims, Piece, Role, Square};
 use std::fmt;
 
-/// A rectangular board of optional pieces, row-major.
+/// A rectangular board of optional pieces, row-major. It also knows how a
+/// Mystery piece moves, so that attack queries, which see only the board,
+/// count Mystery attackers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     dims: Dims,
     squares: Vec<Option<Piece>>,
+    mystery: Option<MysteryShape>,
 }
 
 impl Board {
@@ -15,7 +19,21 @@ impl Board {
         Board {
             dims,
             squares: vec![None; dims.len()],
+            mystery: None,
         }
+    }
+
+    /// An empty board whose Mystery pieces (if any) move as `mystery` says.
+    pub fn with_mystery(dims: Dims, mystery: Option<MysteryShape>) -> Board {
+        Board {
+            mystery,
+            ..Board::empty(dims)
+        }
+    }
+
+    /// How this board's Mystery pieces move (`None`: they do not move).
+    pub fn mystery(&self) -> Option<&MysteryShape> {
+        self.mystery.as_ref()
     }
 
     pub fn dims(&self) -> Dims {

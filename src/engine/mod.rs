@@ -22,17 +22,23 @@ mod board;
 mod fen;
 mod game;
 mod movegen;
+mod notation;
 mod perft;
 mod position;
+mod refusal;
 mod rules;
 
 pub use board::{Board, BoardText};
 pub use fen::{FenError, START_FEN};
-pub use game::Game;
+pub use game::{Game, MACHINE_PICKS_PER_PIECE, MACHINE_TRIALS, Scores};
 pub use movegen::{Move, MoveKind, file_name, parse_square, square_name};
+pub use notation::{MoveInput, arity, format_move, parse_move, syntax};
 pub use perft::{perft_report, perft_report_with};
 pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
-pub use rules::{Castling, RoleSet, RuleSet, RuleSetId};
+pub use refusal::MoveError;
+pub use rules::{
+    Castling, MYSTERY_MAX_OFFSETS, MysteryShape, Notation, PieceValues, RoleSet, RuleSet, RuleSetId,
+};
 
 #[cfg(test)]
 mod standard_tests;

@@ -242,10 +242,13 @@ fn retain_from(out: &mut Vec<Move>, start: usize, mut keep: impl FnMut(&Move) ->
 /// not onto an own piece, path clear, plus the special moves the rules allow.
 fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &mut Vec<Move>) {
     let dims = board.dims();
-    let Some(shape) = shape(piece.role) else {
-        return pawn_moves(board, ctx, from, piece.color, out);
+    let (vectors, slides) = match (shape(piece.role), piece.role, board.mystery()) {
+        (Some(shape), _, _) => (shape.vectors, shape.slides),
+        (None, Role::Pawn, _) => return pawn_moves(board, ctx, from, piece.color, out),
+        (None, _, Some(mystery)) => (mystery.vectors(), mystery.slides),
+        (None, _, None) => return,
     };
-    for &(dr, dc) in shape.vectors {
+    for &(dr, dc) in vectors {
         let mut at = from;
         while let Some(to) = dims.offset(at, dr, dc) {
             let target = board.get(to);
@@ -256,7 +259,7 @@ fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &m
                     kind: MoveKind::Normal,
                 });
             }
-            if !shape.slides || target.is_some() {
+            if !slides || target.is_some() {
                 break;
             }
             at = to;
@@ -406,6 +409,9 @@ enum Safety {
     OneKing(KingView),
     /// Several kings (Lab 3 allows them): a move must suit every king's view.
     Kings(Vec<KingView>),
+    /// The enemy has a Mystery piece, whose checks and pins the king views
+    /// do not see: every move is made and the kings (these squares) looked at.
+    ByPlaying(Vec<Square>),
 }
 
 /// A pinned piece and the step from the king towards it (and its pinner).
@@ -429,6 +435,19 @@ impl Safety {
         if !rules.king_safety {
             return Safety::Unchecked;
         }
+        let enemy_mystery = Piece::new(color.opponent(), Role::Mystery);
+        if board.mystery().is_some() && board.cells().contains(&Some(enemy_mystery)) {
+            let king = Piece::new(color, Role::King);
+            let kings: Vec<Square> = board
+                .pieces()
+                .filter(|&(_, p)| p == king)
+                .map(|(sq, _)| sq)
+                .collect();
+            return match kings.is_empty() {
+                true => Safety::Unchecked,
+                false => Safety::ByPlaying(kings),
+            };
+        }
         let mut kings = board
             .pieces()
             .filter(|&(_, p)| p == Piece::new(color, Role::King))
@@ -446,6 +465,7 @@ impl Safety {
             Safety::Unchecked => return true,
             Safety::OneKing(view) => std::slice::from_ref(view),
             Safety::Kings(views) => views.as_slice(),
+            Safety::ByPlaying(kings) => return kings_safe_after(board, mv, color, kings),
         };
         match mv.kind {
             // Moves that change two lines at once: see what happens.

@@ -139,12 +139,49 @@ impl UndoRecord {
     }
 }
 
-/// How the game stands for the side to move.
+/// How the game stands. A position knows the first four; a [`super::Game`]
+/// also knows how it ended by a king's capture or by a stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameStatus {
     Ongoing,
-    Checkmate { winner: Color },
+    /// Ongoing, with a king of the side to move attacked.
+    Check,
+    Checkmate {
+        winner: Color,
+    },
     Stalemate,
+    /// A king was captured (CUHK): its captor's side won.
+    KingCaptured {
+        winner: Color,
+    },
+    /// Stopped by "Z0 Z0" (CUHK): the higher score won, equal scores draw.
+    Stopped {
+        winner: Option<Color>,
+    },
+}
+
+impl GameStatus {
+    pub fn is_over(self) -> bool {
+        !matches!(self, GameStatus::Ongoing | GameStatus::Check)
+    }
+}
+
+/// The trace text: `ongoing`, `check`, `checkmate white` (the winner),
+/// `stalemate`, `king-captured black`, `stopped white`, `stopped draw`.
+impl std::fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let winner = |c: &Option<Color>| c.map_or("draw", |c| c.name()).to_lowercase();
+        match self {
+            GameStatus::Ongoing => write!(f, "ongoing"),
+            GameStatus::Check => write!(f, "check"),
+            GameStatus::Checkmate { winner: w } => write!(f, "checkmate {}", winner(&Some(*w))),
+            GameStatus::Stalemate => write!(f, "stalemate"),
+            GameStatus::KingCaptured { winner: w } => {
+                write!(f, "king-captured {}", winner(&Some(*w)))
+            }
+            GameStatus::Stopped { winner: w } => write!(f, "stopped {}", winner(w)),
+        }
+    }
 }
 
 impl Position {
@@ -152,7 +189,7 @@ impl Position {
     pub fn new(rules: RuleSet, dims: Dims) -> Position {
         Position {
             rules,
-            board: Board::empty(dims),
+            board: Board::with_mystery(dims, rules.mystery),
             turn: Color::White,
             untouched: vec![true; dims.len()],
             castling: CastlingRights::NONE,
@@ -185,6 +222,13 @@ impl Position {
 
     pub fn set_turn(&mut self, color: Color) {
         self.turn = color;
+    }
+
+    /// A forfeited turn (CUHK's machine player found no move): the other
+    /// side moves next; no en passant survives a pass.
+    pub fn pass_turn(&mut self) {
+        self.turn = self.turn.opponent();
+        self.en_passant = None;
     }
 
     pub fn castling_rights(&self) -> &CastlingRights {
@@ -422,10 +466,13 @@ impl Position {
     }
 
     /// Checkmate or stalemate of the side to move, where the rules know them
-    /// ([`RuleSet::mate_ends_game`]); otherwise always ongoing.
+    /// ([`RuleSet::mate_ends_game`]); otherwise check or ongoing.
     pub fn status(&self) -> GameStatus {
         if !self.rules.mate_ends_game || !self.legal_moves().is_empty() {
-            GameStatus::Ongoing
+            match self.in_check() {
+                true => GameStatus::Check,
+                false => GameStatus::Ongoing,
+            }
         } else if self.in_check() {
             GameStatus::Checkmate {
                 winner: self.turn.opponent(),

@@ -13,15 +13,28 @@ pub enum RuleSetId {
     Lab3,
     /// Full chess: turns, en passant, promotion, castling by rights, mate.
     Standard,
+    /// CUHK CSCI1120 (seed 000): no check rule, capturing a king ends the
+    /// game, no castling / en passant / promotion, scores, "Z0 Z0" stops.
+    Cuhk,
+    /// JHU CS220 (seed 002): check, mate and stalemate, promotion to a queen
+    /// only, no castling or en passant, Shannon's points, a Mystery piece.
+    Jhu,
 }
 
 impl RuleSetId {
-    pub const ALL: [RuleSetId; 2] = [RuleSetId::Lab3, RuleSetId::Standard];
+    pub const ALL: [RuleSetId; 4] = [
+        RuleSetId::Lab3,
+        RuleSetId::Standard,
+        RuleSetId::Cuhk,
+        RuleSetId::Jhu,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             RuleSetId::Lab3 => "lab3",
             RuleSetId::Standard => "standard",
+            RuleSetId::Cuhk => "cuhk",
+            RuleSetId::Jhu => "jhu",
         }
     }
 
@@ -29,6 +42,8 @@ impl RuleSetId {
         match self {
             RuleSetId::Lab3 => RuleSet::lab3(),
             RuleSetId::Standard => RuleSet::standard(),
+            RuleSetId::Cuhk => RuleSet::cuhk(),
+            RuleSetId::Jhu => RuleSet::jhu(),
         }
     }
 }
@@ -122,6 +137,110 @@ impl RoleSet {
     }
 }
 
+/// How the users of a rule set's program type a move; scenarios write a
+/// `move` step's argument the same way (see [`super::notation`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notation {
+    /// UCI: `e2e4`, `e7e8q` (files from `a`, ranks from the bottom row).
+    Uci,
+    /// JHU's `M` command: `E2E4`; a lower-case file is not on the board.
+    Jhu,
+    /// CUHK's prompt: two cells `A7 A5`, any case, row 1 at the top
+    /// (`A2` is `board[1][0]`); `Z0 Z0` (exactly so) stops the game.
+    Cuhk,
+}
+
+/// Points per role, indexed by [`Role`] (pawn, knight, bishop, rook, queen,
+/// king, mystery): what a `score` step adds up for each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceValues(pub [u32; 7]);
+
+impl PieceValues {
+    /// Shannon's 1949 values, as JHU (and chessgrade's other rule sets) use
+    /// them: P 1, N 3, B 3, R 5, Q 9; the king and the Mystery piece 0.
+    pub const SHANNON: PieceValues = PieceValues([1, 3, 3, 5, 9, 0, 0]);
+    /// CUHK's table 1: P 1, N 10, B 20, R 5, Q 50, K 1000.
+    pub const CUHK: PieceValues = PieceValues([1, 10, 20, 5, 50, 1000, 0]);
+
+    pub fn of(&self, role: Role) -> u32 {
+        self.0[role as usize]
+    }
+}
+
+/// The largest number of offsets a Mystery piece may be given.
+pub const MYSTERY_MAX_OFFSETS: usize = 8;
+
+/// How the Mystery piece moves (JHU): a leaper jumps by its offsets over
+/// anything; a slider repeats a straight-line offset until blocked. Each
+/// offset `(dr, dc)` stands for its eight symmetric variants (signs and
+/// swapped), so a shape is the same for both colours and attacks are found
+/// by walking the offsets backwards, as for the other pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MysteryShape {
+    pub slides: bool,
+    /// The point value a `score` step counts for it.
+    pub value: u32,
+    vectors: [(i32, i32); 8 * MYSTERY_MAX_OFFSETS],
+    len: usize,
+}
+
+impl MysteryShape {
+    /// The shape of the given offsets: 1 to [`MYSTERY_MAX_OFFSETS`], none
+    /// `(0, 0)`, each coordinate at most 16 away; a slider's offsets must
+    /// be straight lines (each coordinate -1, 0 or 1).
+    pub fn new(slides: bool, offsets: &[(i32, i32)], value: u32) -> Result<MysteryShape, String> {
+        if offsets.is_empty() || offsets.len() > MYSTERY_MAX_OFFSETS {
+            return Err(format!(
+                "a Mystery piece needs 1 to {MYSTERY_MAX_OFFSETS} offsets, found {}",
+                offsets.len()
+            ));
+        }
+        let mut shape = MysteryShape {
+            slides,
+            value,
+            vectors: [(0, 0); 8 * MYSTERY_MAX_OFFSETS],
+            len: 0,
+        };
+        for &(dr, dc) in offsets {
+            if (dr, dc) == (0, 0) || dr.abs() > 16 || dc.abs() > 16 {
+                return Err(format!(
+                    "offset {dr},{dc}: each offset moves, by at most 16 each way"
+                ));
+            }
+            if slides && (dr.abs() > 1 || dc.abs() > 1) {
+                return Err(format!(
+                    "offset {dr},{dc}: a slider moves along straight lines (offsets of -1, 0 or 1)"
+                ));
+            }
+            for (a, b) in [(dr, dc), (dc, dr)] {
+                for v in [(a, b), (-a, b), (a, -b), (-a, -b)] {
+                    if !shape.vectors().contains(&v) {
+                        shape.vectors[shape.len] = v;
+                        shape.len += 1;
+                    }
+                }
+            }
+        }
+        Ok(shape)
+    }
+
+    /// Every direction it moves in (the offsets with their symmetric variants).
+    pub fn vectors(&self) -> &[(i32, i32)] {
+        &self.vectors[..self.len]
+    }
+
+    /// Is `(dr, dc)` one of its moves, on an empty board?
+    pub fn reaches(&self, dr: i32, dc: i32) -> bool {
+        self.vectors().iter().any(|&(vr, vc)| {
+            if !self.slides {
+                return (vr, vc) == (dr, dc);
+            }
+            let k = if vr != 0 { dr / vr } else { dc / vc };
+            k >= 1 && (vr * k, vc * k) == (dr, dc)
+        })
+    }
+}
+
 /// The rules one engine applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RuleSet {
@@ -143,6 +262,14 @@ pub struct RuleSet {
     /// Checkmate and stalemate end the game: [`super::Position::status`]
     /// reports them (Lab 3 has no such notion: the status stays ongoing).
     pub mate_ends_game: bool,
+    /// Capturing a king ends the game, its captor's side winning (CUHK).
+    pub king_capture_ends_game: bool,
+    /// What each piece is worth to a `score` step (and to `stop`).
+    pub values: PieceValues,
+    /// How a `move` step's argument is written.
+    pub notation: Notation,
+    /// How the Mystery piece moves, when a scenario uses one.
+    pub mystery: Option<MysteryShape>,
 }
 
 impl RuleSet {
@@ -156,6 +283,10 @@ impl RuleSet {
             en_passant: false,
             promotion: RoleSet::EMPTY,
             mate_ends_game: false,
+            king_capture_ends_game: false,
+            values: PieceValues::SHANNON,
+            notation: Notation::Uci,
+            mystery: None,
         }
     }
 
@@ -169,6 +300,56 @@ impl RuleSet {
             en_passant: true,
             promotion: RoleSet::QRBN,
             mate_ends_game: true,
+            king_capture_ends_game: false,
+            values: PieceValues::SHANNON,
+            notation: Notation::Uci,
+            mystery: None,
+        }
+    }
+
+    /// Seed 000: kings may walk into attack and are captured like any
+    /// piece, which ends the game; a pawn on the last row stays a pawn.
+    pub fn cuhk() -> RuleSet {
+        RuleSet {
+            id: RuleSetId::Cuhk,
+            validity_checks_turn: true,
+            king_safety: false,
+            pawn_double_step: true,
+            castling: Castling::None,
+            en_passant: false,
+            promotion: RoleSet::EMPTY,
+            mate_ends_game: false,
+            king_capture_ends_game: true,
+            values: PieceValues::CUHK,
+            notation: Notation::Cuhk,
+            mystery: None,
+        }
+    }
+
+    /// Seed 002: standard check, checkmate and stalemate, a pawn on the
+    /// last row becomes a queen, no castling and no en passant.
+    pub fn jhu() -> RuleSet {
+        RuleSet {
+            id: RuleSetId::Jhu,
+            validity_checks_turn: true,
+            king_safety: true,
+            pawn_double_step: true,
+            castling: Castling::None,
+            en_passant: false,
+            promotion: RoleSet::of(&[Role::Queen]),
+            mate_ends_game: true,
+            king_capture_ends_game: false,
+            values: PieceValues::SHANNON,
+            notation: Notation::Jhu,
+            mystery: None,
+        }
+    }
+
+    /// What `piece` is worth here.
+    pub fn value(&self, role: Role) -> u32 {
+        match (role, self.mystery) {
+            (Role::Mystery, Some(shape)) => shape.value,
+            _ => self.values.of(role),
         }
     }
 }
@@ -203,5 +384,44 @@ mod tests {
         assert!(!r.validity_checks_turn && r.king_safety && r.pawn_double_step);
         assert_eq!(r.castling, Castling::HomeSquares8x8);
         assert!(!r.en_passant && r.promotion.is_empty() && !r.mate_ends_game);
+        assert!(!r.king_capture_ends_game && r.mystery.is_none());
+    }
+
+    #[test]
+    fn cuhk_and_jhu_follow_their_seeds() {
+        let c = RuleSet::cuhk();
+        assert!(!c.king_safety && c.king_capture_ends_game && !c.mate_ends_game);
+        assert!(c.promotion.is_empty() && !c.en_passant && c.castling == Castling::None);
+        let cuhk_points: Vec<u32> = [Role::King, Role::Queen, Role::Bishop, Role::Knight]
+            .into_iter()
+            .chain([Role::Rook, Role::Pawn])
+            .map(|r| c.value(r))
+            .collect();
+        assert_eq!(cuhk_points, [1000, 50, 20, 10, 5, 1]);
+        let j = RuleSet::jhu();
+        assert!(j.king_safety && j.mate_ends_game && !j.king_capture_ends_game);
+        assert_eq!(j.promotion.iter().collect::<Vec<_>>(), [Role::Queen]);
+        assert!(!j.en_passant && j.castling == Castling::None);
+        let jhu_points: Vec<u32> = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook]
+            .into_iter()
+            .chain([Role::Queen])
+            .map(|r| j.value(r))
+            .collect();
+        assert_eq!(jhu_points, [1, 3, 3, 5, 9]);
+    }
+
+    #[test]
+    fn mystery_offsets_stand_for_their_symmetric_variants() {
+        let camel = MysteryShape::new(false, &[(1, 3)], 4).unwrap();
+        assert_eq!(camel.vectors().len(), 8);
+        assert!(camel.reaches(3, -1) && camel.reaches(-1, -3));
+        assert!(!camel.reaches(2, 6) && !camel.reaches(1, 2));
+        let wazir_rider = MysteryShape::new(true, &[(1, 0)], 0).unwrap();
+        assert_eq!(wazir_rider.vectors().len(), 4);
+        assert!(wazir_rider.reaches(0, -5) && !wazir_rider.reaches(1, 1));
+        assert!(MysteryShape::new(true, &[(1, 2)], 0).is_err());
+        assert!(MysteryShape::new(false, &[(0, 0)], 0).is_err());
+        assert!(MysteryShape::new(false, &[], 0).is_err());
+        assert!(MysteryShape::new(false, &[(17, 0)], 0).is_err());
     }
 }

@@ -73,12 +73,16 @@ fn run_step(
             to,
             promotion,
             ..
-        } => Outcome::Moved(subject.play(from.coord(), to.coord(), *promotion)?),
+        } => Outcome::Played(subject.play(*from, *to, *promotion)?),
         StepKind::Perft { depth } => Outcome::Count(subject.perft(*depth)?),
         StepKind::Divide { depth } => Outcome::Divide(subject.divide(*depth)?),
         StepKind::Undo => Outcome::Moved(subject.undo()?),
         StepKind::Redo => Outcome::Moved(subject.redo()?),
         StepKind::Status => Outcome::Status(subject.status()?),
+        StepKind::Stop { .. } => Outcome::Status(subject.stop()?),
+        StepKind::Score => Outcome::Score(subject.score()?),
+        StepKind::Machine { seed } => Outcome::Machine(subject.machine(*seed)?),
+        StepKind::Save => Outcome::Saved(subject.save()?),
     };
     Ok((outcome, subject.board()?))
 }

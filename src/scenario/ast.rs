@@ -1,7 +1,7 @@
 //! The parsed form of a scenario.
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
-use crate::engine::RuleSetId;
+use crate::engine::{MysteryShape, RuleSet, RuleSetId};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
@@ -13,6 +13,9 @@ pub struct Scenario {
     /// side to move, castling rights and en-passant square. Placements, if
     /// any, are applied on top.
     pub fen: Option<String>,
+    /// Who moves first when the setup says so (a JHU board picture's last
+    /// line); otherwise the FEN's side, or White.
+    pub turn: Option<Color>,
     pub placements: Vec<Placement>,
     pub steps: Vec<Step>,
 }
@@ -24,6 +27,8 @@ pub struct Directives {
     pub rules: RuleSetId,
     /// `@visibility visible|hidden|after_due_date|after_published`: shown to students when.
     pub visibility: Visibility,
+    /// `@mystery leaper|slider <dr,dc>... [value <n>]`: how `m` / `M` moves.
+    pub mystery: Option<MysteryShape>,
 }
 
 impl Default for Directives {
@@ -31,6 +36,18 @@ impl Default for Directives {
         Directives {
             rules: RuleSetId::Lab3,
             visibility: Visibility::Visible,
+            mystery: None,
+        }
+    }
+}
+
+impl Directives {
+    /// The rules the scenario runs under: the named set, with the Mystery
+    /// piece's shape if it declares one.
+    pub fn rule_set(&self) -> RuleSet {
+        RuleSet {
+            mystery: self.mystery,
+            ..self.rules.rules()
         }
     }
 }
@@ -85,14 +102,24 @@ pub enum StepKind {
     IsValidScan,
     /// `underThreatScan`: isPieceUnderThreat for every square.
     UnderThreatScan,
-    /// `move e2e4` / `move e7e8q`: a move in UCI notation (files from `a`,
-    /// ranks counted from the bottom row), promotion letter last.
+    /// `move e2e4` / `move E2E4` / `move A7 A5`: a move written in the rule
+    /// set's notation (see `engine::Notation`). A square that is well
+    /// formed but off the board is `None`: the engine says which end.
     Move {
-        uci: String,
-        from: Square,
-        to: Square,
+        text: String,
+        from: Option<Square>,
+        to: Option<Square>,
         promotion: Option<Role>,
     },
+    /// `stop` (or CUHK's `move Z0 Z0`, `sentinel`): the game stops, won on
+    /// points or drawn.
+    Stop { sentinel: bool },
+    /// `score`: each side's points by the rule set's table.
+    Score,
+    /// `machine <seed>`: CUHK's random machine player moves for the side to move.
+    Machine { seed: u64 },
+    /// `save`: the game in JHU's save-file format.
+    Save,
     /// `perft N`: the number of leaf positions N plies deep.
     Perft { depth: u32 },
     /// `divide N`: perft N per legal root move.
@@ -112,7 +139,12 @@ impl StepKind {
             StepKind::MovePiece { from, to } => format!("movePiece {from} {to}"),
             StepKind::IsValidScan => "isValidScan".to_string(),
             StepKind::UnderThreatScan => "underThreatScan".to_string(),
-            StepKind::Move { uci, .. } => format!("move {uci}"),
+            StepKind::Move { text, .. } => format!("move {text}"),
+            StepKind::Stop { sentinel: true } => "move Z0 Z0".to_string(),
+            StepKind::Stop { sentinel: false } => "stop".to_string(),
+            StepKind::Score => "score".to_string(),
+            StepKind::Machine { seed } => format!("machine {seed}"),
+            StepKind::Save => "save".to_string(),
             StepKind::Perft { depth } => format!("perft {depth}"),
             StepKind::Divide { depth } => format!("divide {depth}"),
             StepKind::Undo => "undo".to_string(),

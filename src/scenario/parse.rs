@@ -3,8 +3,8 @@
 
 use super::ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
 use super::diagnostic::Diagnostic;
-use crate::domain::{Color, Coord, Dims, Role};
-use crate::engine::{Position, RuleSetId, parse_square};
+use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
+use crate::engine::{MoveInput, MysteryShape, Position, RuleSetId, arity, parse_move, syntax};
 use nom::bytes::complete::take_till1;
 use nom::character::complete::{space0, space1};
 use nom::combinator::all_consuming;
@@ -149,6 +149,8 @@ enum Stage {
     #[default]
     Points,
     Size,
+    /// Inside a `board` picture: the rows so far (line, text).
+    Picture(Vec<(usize, String)>),
     Placements,
     Steps,
 }
@@ -160,6 +162,7 @@ struct LineParser {
     points: u32,
     dims: Option<Dims>,
     fen: Option<String>,
+    turn: Option<Color>,
     placements: Vec<Placement>,
     steps: Vec<Step>,
 }
@@ -181,6 +184,12 @@ impl LineParser {
                 Ok(())
             }
             Stage::Size if line.tokens[0].1 == "fen" => self.fen(line),
+            Stage::Size if line.tokens[0].1 == "board" => {
+                line.expect_tokens(1, "board")?;
+                self.stage = Stage::Picture(Vec::new());
+                Ok(())
+            }
+            Stage::Picture(_) => self.picture_line(line),
             Stage::Size => {
                 line.expect_tokens(2, "<rows> <cols>")?;
                 let (rows, cols) = (line.int(0, "the rows")?, line.int(1, "the columns")?);
@@ -201,6 +210,9 @@ impl LineParser {
     }
 
     fn directive(&mut self, line: &Line) -> Result<(), Diagnostic> {
+        if line.tokens[0].1 == "@mystery" {
+            return self.mystery(line);
+        }
         line.expect_tokens(2, "@<key> <value>")?;
         let value = line.tokens[1].1;
         match line.tokens[0].1 {
@@ -223,10 +235,132 @@ impl LineParser {
             other => {
                 return Err(line.error_at_token(
                     0,
-                    format!("unknown directive `{other}` (known: @rules, @visibility)"),
+                    format!("unknown directive `{other}` (known: @rules, @visibility, @mystery)"),
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `@mystery leaper|slider <dr,dc>... [value <n>]`: the Mystery piece's
+    /// shape (each offset with its symmetric variants) and point value.
+    fn mystery(&mut self, line: &Line) -> Result<(), Diagnostic> {
+        const SHAPE: &str = "@mystery leaper|slider <dr,dc>... [value <n>]";
+        line.expect_at_least(3, SHAPE)?;
+        let slides = match line.tokens[1].1 {
+            "leaper" => false,
+            "slider" => true,
+            other => {
+                return Err(line
+                    .error_at_token(1, format!("expected `leaper` or `slider`, found `{other}`")));
+            }
+        };
+        let mut offsets = Vec::new();
+        let mut value = 0;
+        let mut i = 2;
+        while i < line.tokens.len() {
+            let tok = line.tokens[i].1;
+            if tok == "value" {
+                line.expect_tokens(i + 2, SHAPE)?;
+                let n = line.int(i + 1, "the value")?;
+                value = u32::try_from(n).map_err(|_| {
+                    line.error_at_token(i + 1, format!("a value is 0 or more, found {n}"))
+                })?;
+                break;
+            }
+            let offset = tok
+                .split_once(',')
+                .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)))
+                .ok_or_else(|| {
+                    line.error_at_token(i, format!("expected an offset `dr,dc`, found `{tok}`"))
+                })?;
+            offsets.push(offset);
+            i += 1;
+        }
+        let shape =
+            MysteryShape::new(slides, &offsets, value).map_err(|e| line.error_at_token(2, e))?;
+        self.directives.mystery = Some(shape);
+        Ok(())
+    }
+
+    /// A Mystery piece needs a `@mystery` directive saying how it moves.
+    fn check_mystery(&self, line: &Line, token: usize, piece: Piece) -> Result<(), Diagnostic> {
+        if piece.role == Role::Mystery && self.directives.mystery.is_none() {
+            return Err(line.error_at_token(
+                token,
+                "a Mystery piece (m) needs a `@mystery leaper|slider <dr,dc>...` directive before the points line",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One line of a JHU board picture: a row (`-` empty, upper case White,
+    /// lower case Black), or `w` / `b` (who moves), which ends the picture.
+    fn picture_line(&mut self, line: &Line) -> Result<(), Diagnostic> {
+        line.expect_tokens(1, "a board row like rnbqkbnr or --P-----, or w / b")?;
+        let text = line.tokens[0].1;
+        let Stage::Picture(rows) = &mut self.stage else {
+            unreachable!("picture lines are parsed in the picture stage")
+        };
+        let side = match text {
+            "w" => Some(Color::White),
+            "b" => Some(Color::Black),
+            _ => None,
+        };
+        let Some(side) = side else {
+            if let Some((first_line, first)) = rows.first()
+                && first.chars().count() != text.chars().count()
+            {
+                return Err(line.error_at_token(
+                    0,
+                    format!(
+                        "every row of the board has the width of the first (line {first_line}: {}), this one has {}",
+                        first.chars().count(),
+                        text.chars().count()
+                    ),
+                ));
+            }
+            rows.push((line.number, text.to_string()));
+            return Ok(());
+        };
+        let rows = std::mem::take(rows);
+        if rows.is_empty() {
+            return Err(
+                line.error_at_token(0, "the board picture has no rows before the side to move")
+            );
+        }
+        let width = rows[0].1.chars().count();
+        let dims = Dims::new(rows.len() as i64, width as i64)
+            .map_err(|e| line.error_at_token(0, e.to_string()))?;
+        for (row, (number, text)) in rows.iter().enumerate() {
+            let row_line = Line::new(*number, text);
+            for (col, c) in text.chars().enumerate() {
+                if c == '-' {
+                    continue;
+                }
+                let piece = Piece::from_char(c).ok_or_else(|| {
+                    row_line.error_at(
+                        col + 1,
+                        format!(
+                            "`{c}` is not a piece (expected - or one of kqrbnpm, upper case White)"
+                        ),
+                    )
+                })?;
+                self.check_mystery(&row_line, 0, piece)?;
+                self.placements.push(Placement {
+                    line: *number as u32,
+                    color: piece.color,
+                    role: piece.role,
+                    square: Square {
+                        row: row as u16,
+                        col: col as u16,
+                    },
+                });
+            }
+        }
+        self.dims = Some(dims);
+        self.turn = Some(side);
+        self.stage = Stage::Placements;
         Ok(())
     }
 
@@ -241,8 +375,15 @@ impl LineParser {
             .map(|t| t.1)
             .collect::<Vec<_>>()
             .join(" ");
-        let position = Position::from_fen(self.directives.rules.rules(), &fen)
+        let position = Position::from_fen(self.directives.rule_set(), &fen)
             .map_err(|e| line.error_at_token(1, e.to_string()))?;
+        if let Some((_, piece)) = position
+            .board()
+            .pieces()
+            .find(|(_, p)| p.role == Role::Mystery)
+        {
+            self.check_mystery(line, 1, piece)?;
+        }
         self.dims = Some(position.dims());
         self.fen = Some(fen);
         self.stage = Stage::Placements;
@@ -278,6 +419,7 @@ impl LineParser {
                     ),
                 )
             })?;
+        self.check_mystery(line, 1, Piece::new(color, role))?;
         let (row, col) = (line.int(2, "the row")?, line.int(3, "the column")?);
         let dims = self.dims.expect("size is parsed before placements");
         let square = dims.square_at(row, col).ok_or_else(|| {
@@ -311,22 +453,20 @@ impl LineParser {
             }
             "isValidScan" => StepKind::IsValidScan,
             "underThreatScan" => StepKind::UnderThreatScan,
-            "move" => {
-                line.expect_at_least(2, "move <uci>")?;
-                let uci = line.tokens[1].1;
-                let dims = self.dims.expect("size is parsed before steps");
-                let (from, to, promotion) = parse_uci(dims, uci).ok_or_else(|| {
-                    line.error_at_token(
-                        1,
-                        format!("`{uci}` is not a move on this board (UCI, like e2e4 or e7e8q)"),
+            "move" => self.move_step(line)?,
+            "stop" => StepKind::Stop { sentinel: false },
+            "score" => StepKind::Score,
+            "save" => StepKind::Save,
+            "machine" => {
+                line.expect_at_least(2, "machine <seed>")?;
+                let (col, tok) = line.tokens[1];
+                let seed = tok.parse::<u64>().map_err(|_| {
+                    line.error_at(
+                        col,
+                        format!("expected a seed from 0 to {}, found `{tok}`", u64::MAX),
                     )
                 })?;
-                StepKind::Move {
-                    uci: uci.to_string(),
-                    from,
-                    to,
-                    promotion,
-                }
+                StepKind::Machine { seed }
             }
             "perft" | "divide" => {
                 line.expect_at_least(2, "perft|divide <depth>")?;
@@ -353,7 +493,7 @@ impl LineParser {
                 return Err(line.error_at_token(
                     0,
                     format!(
-                        "unknown step `{other}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo or status)"
+                        "unknown step `{other}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo, status, score, stop, machine or save)"
                     ),
                 ));
             }
@@ -365,10 +505,43 @@ impl LineParser {
         Ok(())
     }
 
+    /// `move <text>`, the text in the rule set's notation.
+    fn move_step(&self, line: &Line) -> Result<StepKind, Diagnostic> {
+        let notation = self.directives.rules.rules().notation;
+        let n = arity(notation);
+        line.expect_at_least(1 + n, syntax(notation))?;
+        let args: Vec<&str> = line.tokens[1..=n].iter().map(|t| t.1).collect();
+        let dims = self.dims.expect("size is parsed before steps");
+        match parse_move(notation, dims, &args) {
+            Ok(MoveInput::Stop) => Ok(StepKind::Stop { sentinel: true }),
+            Ok(MoveInput::Move {
+                from,
+                to,
+                promotion,
+            }) => Ok(StepKind::Move {
+                text: args.join(" "),
+                from,
+                to,
+                promotion,
+            }),
+            Err(i) => Err(line.error_at_token(
+                1 + i,
+                format!(
+                    "`{}` is not a move: expected `{}`",
+                    args[i],
+                    syntax(notation)
+                ),
+            )),
+        }
+    }
+
     fn finish(self, last: &Line) -> Result<Scenario, Diagnostic> {
         let missing = match self.stage {
             Stage::Points => "the scenario is empty: expected the points line",
             Stage::Size => "the scenario ends before the `<rows> <cols>` line",
+            Stage::Picture(_) => {
+                "the board picture ends before its last line, `w` or `b` (who moves)"
+            }
             Stage::Placements => "missing `~` between the placements and the steps",
             Stage::Steps => {
                 return Ok(Scenario {
@@ -376,6 +549,7 @@ impl LineParser {
                     points: self.points,
                     dims: self.dims.expect("size is parsed before steps"),
                     fen: self.fen,
+                    turn: self.turn,
                     placements: self.placements,
                     steps: self.steps,
                 });
@@ -387,30 +561,6 @@ impl LineParser {
 
 /// The deepest perft a scenario may ask for: deeper runs take minutes.
 const MAX_DEPTH: u32 = 8;
-
-/// `e2e4`, `e7e8q`, `a10a11`: two squares and an optional promotion letter.
-fn parse_uci(
-    dims: Dims,
-    text: &str,
-) -> Option<(crate::domain::Square, crate::domain::Square, Option<Role>)> {
-    let (body, promotion) = match text.chars().last()? {
-        c if c.is_ascii_lowercase() && text.len() > 4 => {
-            (&text[..text.len() - 1], Some(Role::from_letter(c)?))
-        }
-        _ => (text, None),
-    };
-    // The second square starts at the first letter after a digit.
-    let split = body
-        .char_indices()
-        .skip(1)
-        .find(|&(i, c)| {
-            c.is_ascii_lowercase() && body[..i].ends_with(|d: char| d.is_ascii_digit())
-        })?
-        .0;
-    let from = parse_square(dims, &body[..split])?;
-    let to = parse_square(dims, &body[split..])?;
-    Some((from, to, promotion))
-}
 
 fn single_char(tok: &str) -> Option<char> {
     let mut chars = tok.chars();
@@ -430,6 +580,10 @@ fn is_step_keyword(tok: &str) -> bool {
             | "undo"
             | "redo"
             | "status"
+            | "stop"
+            | "score"
+            | "machine"
+            | "save"
     )
 }
 
@@ -576,5 +730,129 @@ mod tests {
         let e = parse_bytes(b"1\n4 4\nw k \xff\xfe 1\n").unwrap_err();
         assert_eq!((e.line, e.col), (3, 5));
         assert!(e.message.contains("not a text file"));
+    }
+
+    #[test]
+    fn richer_steps_parse_in_each_notation() {
+        let s = parse("@rules standard\n1\nfen 8/8/8/8/8/8/4P3/4K2k w - - 0 1\n~\nmove e2e4\nmove i2i4\nmove a7a8q\nperft 2\ndivide 1\nundo\nredo\nstatus\nscore\nstop\nmachine 42\nsave\n").unwrap();
+        let kinds: Vec<String> = s.steps.iter().map(|st| st.kind.text()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "move e2e4",
+                "move i2i4",
+                "move a7a8q",
+                "perft 2",
+                "divide 1",
+                "undo",
+                "redo",
+                "status",
+                "score",
+                "stop",
+                "machine 42",
+                "save"
+            ]
+        );
+        let sq = |row, col| Some(Square { row, col });
+        assert_eq!(
+            s.steps[0].kind,
+            StepKind::Move {
+                text: "e2e4".into(),
+                from: sq(6, 4),
+                to: sq(4, 4),
+                promotion: None
+            }
+        );
+        assert!(matches!(s.steps[1].kind, StepKind::Move { from: None, .. }));
+
+        let s = parse("@rules cuhk\n1\n8 8\n~\nmove a7 A5\nmove Z0 Z0\n").unwrap();
+        assert!(matches!(
+            s.steps[0].kind,
+            StepKind::Move {
+                from: Some(Square { row: 6, col: 0 }),
+                to: Some(Square { row: 4, col: 0 }),
+                ..
+            }
+        ));
+        assert_eq!(s.steps[1].kind, StepKind::Stop { sentinel: true });
+        assert_eq!(s.steps[1].kind.text(), "move Z0 Z0");
+
+        let s = parse("@rules jhu\n1\n8 8\n~\nmove E2E4\nmove e2e4\n").unwrap();
+        assert!(matches!(
+            s.steps[0].kind,
+            StepKind::Move { from: Some(_), .. }
+        ));
+        assert!(matches!(s.steps[1].kind, StepKind::Move { from: None, .. }));
+
+        let (l, c, m) = err("@rules cuhk\n1\n8 8\n~\nmove A7\n");
+        assert_eq!((l, c), (5, 8));
+        assert!(m.contains("CUHK style"), "{m}");
+        let (l, c, m) = err("@rules standard\n1\n8 8\n~\nmove e2-e4\n");
+        assert_eq!((l, c), (5, 6));
+        assert!(m.contains("is not a move"), "{m}");
+        let (l, c, m) = err("1\n8 8\n~\nmachine -3\n");
+        assert_eq!((l, c), (4, 9));
+        assert!(m.contains("seed"), "{m}");
+        let (l, c, m) = err("1\n8 8\n~\nperft 99\n");
+        assert_eq!((l, c), (4, 7));
+        assert!(m.contains("depth"), "{m}");
+    }
+
+    #[test]
+    fn jhu_board_pictures_set_up_pieces_and_the_side_to_move() {
+        let text = "@rules jhu\n1\nboard\n--k\n---\nK-P\nb\nw q 1 1\n~\nstatus\n";
+        let s = parse(text).unwrap();
+        assert_eq!((s.dims.rows(), s.dims.cols()), (3, 3));
+        assert_eq!(s.turn, Some(Color::Black));
+        let pieces: Vec<(char, u16, u16)> = s
+            .placements
+            .iter()
+            .map(|p| {
+                (
+                    Piece::new(p.color, p.role).char(),
+                    p.square.row,
+                    p.square.col,
+                )
+            })
+            .collect();
+        assert_eq!(pieces, [('k', 0, 2), ('K', 2, 0), ('P', 2, 2), ('Q', 1, 1)]);
+
+        let (l, c, m) = err("1\nboard\n--k\n----\nw\n~\n");
+        assert_eq!((l, c), (4, 1));
+        assert!(m.contains("width"), "{m}");
+        let (l, c, m) = err("1\nboard\n--k\n-x-\nw\n~\n");
+        assert_eq!((l, c), (4, 2));
+        assert!(m.contains("not a piece"), "{m}");
+        let (l, _, m) = err("1\nboard\n--k\n");
+        assert_eq!(l, 3);
+        assert!(m.contains("`w` or `b`"), "{m}");
+        let (l, _, m) = err("1\nboard\nw\n~\n");
+        assert_eq!(l, 3);
+        assert!(m.contains("no rows"), "{m}");
+    }
+
+    #[test]
+    fn a_mystery_piece_needs_its_directive() {
+        let s = parse("@rules jhu\n@mystery slider 1,0 1,1 value 7\n1\n4 4\nw m 0 0\n~\n").unwrap();
+        let shape = s.directives.mystery.unwrap();
+        assert!(shape.slides && shape.value == 7 && shape.vectors().len() == 8);
+        assert_eq!(s.directives.rule_set().mystery, Some(shape));
+
+        let (l, c, m) = err("1\n4 4\nw m 0 0\n~\n");
+        assert_eq!((l, c), (3, 3));
+        assert!(m.contains("@mystery"), "{m}");
+        let (l, c, _) = err("1\nboard\nM-\nw\n~\n");
+        assert_eq!((l, c), (3, 1));
+        let (l, c, _) = err("@rules standard\n1\nfen 7k/8/8/8/8/8/8/M6K w - - 0 1\n~\n");
+        assert_eq!((l, c), (3, 5));
+        let (l, c, m) = err("@mystery hopper 1,2\n1\n1 1\n~\n");
+        assert_eq!((l, c), (1, 10));
+        assert!(m.contains("leaper"), "{m}");
+        let (l, c, m) = err("@mystery slider 1,2\n1\n1 1\n~\n");
+        assert_eq!((l, c), (1, 17));
+        assert!(m.contains("straight"), "{m}");
+        let (l, c, m) = err("@mystery leaper 1;2\n1\n1 1\n~\n");
+        assert_eq!((l, c), (1, 17));
+        assert!(m.contains("dr,dc"), "{m}");
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{Setup, Subject, SubjectError};
 use crate::domain::{Coord, Role, Square};
-use crate::engine::{BoardText, Game, GameStatus, Position};
+use crate::engine::{BoardText, Game, GameStatus, MoveError, Position, Scores, format_move};
 
 #[derive(Default)]
 pub struct EngineSubject {
@@ -56,11 +56,11 @@ impl Subject for EngineSubject {
 
     fn play(
         &mut self,
-        from: Coord,
-        to: Coord,
+        from: Option<Square>,
+        to: Option<Square>,
         promotion: Option<Role>,
-    ) -> Result<bool, SubjectError> {
-        Ok(self.game().move_piece(from, to, promotion))
+    ) -> Result<Result<(), MoveError>, SubjectError> {
+        Ok(self.game().try_move(from, to, promotion).map(|_| ()))
     }
 
     fn perft(&mut self, depth: u32) -> Result<u64, SubjectError> {
@@ -79,15 +79,27 @@ impl Subject for EngineSubject {
         Ok(self.game().redo())
     }
 
-    fn status(&mut self) -> Result<String, SubjectError> {
-        let pos = self.position();
-        Ok(match pos.status() {
-            GameStatus::Checkmate { winner } => {
-                format!("checkmate {}", winner.name().to_lowercase())
-            }
-            GameStatus::Stalemate => "stalemate".to_string(),
-            GameStatus::Ongoing if pos.in_check() => "check".to_string(),
-            GameStatus::Ongoing => "ongoing".to_string(),
-        })
+    fn status(&mut self) -> Result<GameStatus, SubjectError> {
+        Ok(self.game().status())
+    }
+
+    fn score(&mut self) -> Result<Scores, SubjectError> {
+        Ok(self.game().scores())
+    }
+
+    fn stop(&mut self) -> Result<GameStatus, SubjectError> {
+        Ok(self.game().stop())
+    }
+
+    fn machine(&mut self, seed: u64) -> Result<Option<String>, SubjectError> {
+        let game = self.game();
+        let (notation, dims) = (game.position().rules().notation, game.position().dims());
+        Ok(game
+            .machine_move(seed)
+            .map(|mv| format_move(notation, dims, mv)))
+    }
+
+    fn save(&mut self) -> Result<Vec<String>, SubjectError> {
+        Ok(self.game().save())
     }
 }

@@ -8,8 +8,8 @@ mod process;
 pub use engine::EngineSubject;
 pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject};
 
-use crate::domain::{Coord, Dims, Piece, Role, Square};
-use crate::engine::{BoardText, FenError, Position, RuleSet};
+use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
+use crate::engine::{BoardText, FenError, GameStatus, MoveError, Position, RuleSet, Scores};
 use crate::scenario::{Placement, Scenario};
 use std::fmt;
 
@@ -20,6 +20,8 @@ pub struct Setup<'a> {
     pub dims: Dims,
     /// A FEN to start from (then `placements` on top), or an empty board.
     pub fen: Option<&'a str>,
+    /// Who moves first, if the setup says (a JHU board picture).
+    pub turn: Option<Color>,
     pub placements: &'a [Placement],
 }
 
@@ -27,9 +29,10 @@ impl<'a> Setup<'a> {
     /// The setup a scenario describes.
     pub fn of(scenario: &'a Scenario) -> Setup<'a> {
         Setup {
-            rules: scenario.directives.rules.rules(),
+            rules: scenario.directives.rule_set(),
             dims: scenario.dims,
             fen: scenario.fen.as_deref(),
+            turn: scenario.turn,
             placements: &scenario.placements,
         }
     }
@@ -43,6 +46,9 @@ impl<'a> Setup<'a> {
         };
         for p in self.placements {
             pos.place(p.square, Piece::new(p.color, p.role));
+        }
+        if let Some(turn) = self.turn {
+            pos.set_turn(turn);
         }
         Ok(pos)
     }
@@ -63,13 +69,13 @@ pub trait Subject {
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError>;
     /// The whole board, as the subject sees it now.
     fn board(&mut self) -> Result<BoardText, SubjectError>;
-    /// A move with an optional promotion choice (`move e7e8q`).
+    /// A `move` step: played, or refused with the reason.
     fn play(
         &mut self,
-        _from: Coord,
-        _to: Coord,
+        _from: Option<Square>,
+        _to: Option<Square>,
         _promotion: Option<Role>,
-    ) -> Result<bool, SubjectError> {
+    ) -> Result<Result<(), MoveError>, SubjectError> {
         Err(SubjectError::Unsupported("move".into()))
     }
     fn perft(&mut self, _depth: u32) -> Result<u64, SubjectError> {
@@ -84,8 +90,24 @@ pub trait Subject {
     fn redo(&mut self) -> Result<bool, SubjectError> {
         Err(SubjectError::Unsupported("redo".into()))
     }
-    fn status(&mut self) -> Result<String, SubjectError> {
+    fn status(&mut self) -> Result<GameStatus, SubjectError> {
         Err(SubjectError::Unsupported("status".into()))
+    }
+    fn score(&mut self) -> Result<Scores, SubjectError> {
+        Err(SubjectError::Unsupported("score".into()))
+    }
+    /// Stops the game ("Z0 Z0"); the status it ends in.
+    fn stop(&mut self) -> Result<GameStatus, SubjectError> {
+        Err(SubjectError::Unsupported("stop".into()))
+    }
+    /// The machine player's move (in the rule set's notation), `None` for a
+    /// forfeit.
+    fn machine(&mut self, _seed: u64) -> Result<Option<String>, SubjectError> {
+        Err(SubjectError::Unsupported("machine".into()))
+    }
+    /// The save file's lines.
+    fn save(&mut self) -> Result<Vec<String>, SubjectError> {
+        Err(SubjectError::Unsupported("save".into()))
     }
     /// The scenario is over: release what the subject holds (a process).
     fn finish(&mut self) {}

@@ -279,15 +279,17 @@ impl Drop for ProcessSubject {
 impl Subject for ProcessSubject {
     fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
         let (rules, dims, placements) = (setup.rules, setup.dims, setup.placements);
-        // Protocol v1 mirrors the Lab 3 interface: no FEN, no special moves.
-        if rules.id != crate::engine::RuleSetId::Lab3 || setup.fen.is_some() {
+        // Protocol v1 mirrors the Lab 3 interface: no FEN, no side to move,
+        // no special moves, no Mystery piece.
+        let plain_setup = setup.fen.is_none() && setup.turn.is_none() && rules.mystery.is_none();
+        if rules.id != crate::engine::RuleSetId::Lab3 || !plain_setup {
             return Err(SubjectError::Unsupported(format!(
                 "{} scenarios{} over protocol v{PROTOCOL_VERSION}",
                 rules.id,
-                if setup.fen.is_some() {
-                    " with a FEN setup"
-                } else {
+                if plain_setup {
                     ""
+                } else {
+                    " with a FEN, board picture or Mystery piece"
                 }
             )));
         }

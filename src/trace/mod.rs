@@ -13,14 +13,21 @@
 //! Steps of the richer rule sets add:
 //!
 //! ```text
-//! L<n> move e2e4 = 0|1          then "  B <board>" (likewise undo, redo)
+//! L<n> move e2e4 = 1            then "  B <board>"
+//! L<n> move e2e5 = 0 (illegal move shape)   a refused move, with the reason
+//! L<n> undo = 0|1               then "  B <board>" (likewise redo)
 //! L<n> perft 3 = 8902
 //! L<n> divide 2 = 400           then "  D <uci move> <count>" per root move, sorted
-//! L<n> status = ongoing|check|checkmate white|checkmate black|stalemate
+//! L<n> status = ongoing|check|checkmate <winner>|stalemate|king-captured <winner>
+//!               |stopped <winner>|stopped draw      (winner: white or black)
+//! L<n> stop = stopped white     (CUHK's `move Z0 Z0` likewise)
+//! L<n> score = white 39 black 38
+//! L<n> machine 7 = E7 E5        (or `= forfeit`), then "  B <board>"
+//! L<n> save                     then "  S <line>" per line of the save file
 //! ```
 
 use crate::domain::{Dims, Square};
-use crate::engine::BoardText;
+use crate::engine::{BoardText, GameStatus, MoveError, Scores};
 use crate::scenario::StepKind;
 use std::fmt::Write;
 
@@ -53,14 +60,22 @@ pub enum Outcome {
     ValidMoves(Vec<(Square, Square)>),
     /// The squares for which isPieceUnderThreat was true, sorted.
     Threatened(Vec<Square>),
-    /// What movePiece (or move, undo, redo) returned; the board follows.
+    /// What movePiece (or undo, redo) returned; the board follows.
     Moved(bool),
+    /// A `move` step: played, or refused and why; the board follows.
+    Played(Result<(), MoveError>),
     /// A perft count.
     Count(u64),
     /// Perft per root move (UCI text, count), sorted by move text.
     Divide(Vec<(String, u64)>),
-    /// A game status: `ongoing`, `check`, `checkmate white`, `stalemate`.
-    Status(String),
+    /// A game status (a `status` or `stop` step).
+    Status(GameStatus),
+    /// Each side's points.
+    Score(Scores),
+    /// The machine player's move in the rule set's notation; `None`: forfeit.
+    Machine(Option<String>),
+    /// The lines of a save file.
+    Saved(Vec<String>),
 }
 
 impl Trace {
@@ -125,8 +140,28 @@ impl Entry {
                     let _ = writeln!(out, "  D {mv} {n}");
                 }
             }
+            Outcome::Played(result) => {
+                let result = match result {
+                    Ok(()) => "1".to_string(),
+                    Err(e) => format!("0 ({e})"),
+                };
+                let _ = write!(out, " = {result}\n  B {}\n", self.board_after);
+            }
             Outcome::Status(status) => {
                 let _ = writeln!(out, " = {status}");
+            }
+            Outcome::Score(s) => {
+                let _ = writeln!(out, " = white {} black {}", s.white, s.black);
+            }
+            Outcome::Machine(mv) => {
+                let mv = mv.as_deref().unwrap_or("forfeit");
+                let _ = write!(out, " = {mv}\n  B {}\n", self.board_after);
+            }
+            Outcome::Saved(lines) => {
+                out.push('\n');
+                for line in lines {
+                    let _ = writeln!(out, "  S {line}");
+                }
             }
         }
     }
