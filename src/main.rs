@@ -95,6 +95,9 @@ enum Command {
         /// Print the count below each legal root move.
         #[arg(long)]
         divide: bool,
+        /// The rule set: standard, lab3, cuhk or jhu.
+        #[arg(long, default_value = "standard")]
+        rules: chessgrade::engine::RuleSetId,
     },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
@@ -206,7 +209,12 @@ fn main() -> ExitCode {
             format,
             output,
         } => merge(&reports, format, output.as_deref()),
-        Command::Perft { fen, depth, divide } => perft(&fen, depth, divide),
+        Command::Perft {
+            fen,
+            depth,
+            divide,
+            rules,
+        } => perft(rules, &fen, depth, divide),
     };
     ExitCode::from(code)
 }
@@ -474,8 +482,8 @@ fn merge(paths: &[PathBuf], format: Format, output: Option<&Path>) -> u8 {
     code
 }
 
-fn perft(fen: &str, depth: u32, divide: bool) -> u8 {
-    match chessgrade::engine::perft_report(fen, depth, divide) {
+fn perft(rules: chessgrade::engine::RuleSetId, fen: &str, depth: u32, divide: bool) -> u8 {
+    match chessgrade::engine::perft_report_with(rules.rules(), fen, depth, divide) {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             0

@@ -282,3 +282,41 @@ fn accept_does_not_ask_for_a_review() {
     assert!(text.contains("2 snapshots written"), "{text}");
     assert!(!text.contains("review pending"), "{text}");
 }
+
+#[test]
+fn perft_prints_node_counts_like_other_perft_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = chessgrade(dir.path(), &["perft", "--depth", "3"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "Nodes searched: 8902\n");
+
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let out = chessgrade(
+        dir.path(),
+        &["perft", "--fen", kiwipete, "--depth", "2", "--divide"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        48 + 2,
+        "48 root moves, a blank line, the total"
+    );
+    assert!(
+        lines.contains(&"e1g1: 43") && lines.contains(&"e1c1: 43"),
+        "{text}"
+    );
+    assert!(text.ends_with("\nNodes searched: 2039\n"), "{text}");
+
+    // The rule set is a flag: JHU has no castling, so two fewer root moves.
+    let out = chessgrade(
+        dir.path(),
+        &["perft", "--fen", kiwipete, "--depth", "1", "--rules", "jhu"],
+    );
+    assert_eq!(stdout(&out), "Nodes searched: 46\n");
+
+    let out = chessgrade(dir.path(), &["perft", "--fen", "8/8 w", "--depth", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("FEN"), "{}", stderr(&out));
+}
