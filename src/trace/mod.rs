@@ -206,4 +206,69 @@ mod tests {
         assert_eq!(t.board_before(5).as_str(), "K./..");
         assert_eq!(t.board_before(7).as_str(), "../.K");
     }
+
+    #[test]
+    fn renders_the_richer_steps() {
+        use crate::domain::Color;
+        let dims = Dims::new(1, 2).unwrap();
+        let board = || BoardText("K.".into());
+        let mut t = Trace::new(dims, board());
+        let mut push = |line, step, outcome| {
+            t.entries.push(Entry {
+                line,
+                step,
+                outcome,
+                board_after: board(),
+            })
+        };
+        let mv = |text: &str| StepKind::Move {
+            text: text.into(),
+            from: None,
+            to: None,
+            promotion: None,
+        };
+        push(3, mv("a1b1"), Outcome::Played(Ok(())));
+        push(
+            4,
+            mv("c1a1"),
+            Outcome::Played(Err(MoveError::StartOffBoard)),
+        );
+        push(
+            5,
+            StepKind::Stop { sentinel: true },
+            Outcome::Status(GameStatus::Stopped { winner: None }),
+        );
+        push(
+            6,
+            StepKind::Status,
+            Outcome::Status(GameStatus::KingCaptured {
+                winner: Color::Black,
+            }),
+        );
+        push(
+            7,
+            StepKind::Score,
+            Outcome::Score(Scores {
+                white: 1000,
+                black: 5,
+            }),
+        );
+        push(8, StepKind::Machine { seed: 9 }, Outcome::Machine(None));
+        push(
+            9,
+            StepKind::Save,
+            Outcome::Saved(vec!["K-".into(), "w".into()]),
+        );
+        assert_eq!(
+            t.render(),
+            "DIMS 1 2\n\
+             L3 move a1b1 = 1\n  B K.\n\
+             L4 move c1a1 = 0 (start position is not on board)\n  B K.\n\
+             L5 move Z0 Z0 = stopped draw\n\
+             L6 status = king-captured black\n\
+             L7 score = white 1000 black 5\n\
+             L8 machine 9 = forfeit\n  B K.\n\
+             L9 save\n  S K-\n  S w\n"
+        );
+    }
 }
