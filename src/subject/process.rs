@@ -607,4 +607,23 @@ mod tests {
         c.push(b"gh");
         assert_eq!(c.render(), "abcd\n… (4 more bytes not kept)");
     }
+
+    #[test]
+    fn richer_setups_are_refused_before_any_process_starts() {
+        let command = EngineCommand {
+            program: PathBuf::from("/nonexistent/engine"),
+            args: Vec::new(),
+        };
+        for text in [
+            "@rules jhu\n1\n8 8\n~\n",
+            "1\nfen 8/8/8/8/8/8/8/K6k w - - 0 1\n~\n",
+            "1\nboard\nK-\nb\n~\n",
+            "@mystery leaper 1,2\n1\n2 2\n~\n",
+        ] {
+            let scenario = crate::scenario::parse(text).unwrap();
+            let mut subject = ProcessSubject::new(command.clone(), Limits::default());
+            let err = subject.setup(&Setup::of(&scenario)).unwrap_err();
+            assert!(matches!(err, SubjectError::Unsupported(_)), "{text}: {err}");
+        }
+    }
 }
