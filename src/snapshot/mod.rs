@@ -6,7 +6,7 @@
 //! ---
 //! source: tests/scenarios.rs
 //! expression: trace
-//! input_file: scenarios/pawns/double_step.txt
+//! input_file: scenarios/lab3/pawns/double_step.txt
 //! ---
 //! DIMS 8 8
 //! ...
