@@ -182,8 +182,15 @@ impl Game {
         let dims = self.position.dims();
         let mut rng = SplitMix64(seed);
         let picks = MACHINE_PICKS_PER_PIECE as usize * pieces.len();
+        let movable: HashSet<Square> = legal.iter().map(|m| m.from).collect();
         for _ in 0..picks {
             let from = pieces[rng.below(pieces.len() as u64) as usize];
+            if !movable.contains(&from) {
+                // Every trial of this pick misses: skip its draws in O(1),
+                // so that a big board of stuck pieces cannot take minutes.
+                rng.skip(2 * u64::from(MACHINE_TRIALS));
+                continue;
+            }
             for _ in 0..MACHINE_TRIALS {
                 let row = rng.below(u64::from(dims.rows())) as u16;
                 let col = rng.below(u64::from(dims.cols())) as u16;
@@ -229,8 +236,10 @@ impl Game {
 struct SplitMix64(u64);
 
 impl SplitMix64 {
+    const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -239,6 +248,11 @@ impl SplitMix64 {
 
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
+    }
+
+    /// The state after `n` more outputs (the state is a counter).
+    fn skip(&mut self, n: u64) {
+        self.0 = self.0.wrapping_add(Self::GAMMA.wrapping_mul(n));
     }
 }
 
@@ -299,6 +313,45 @@ mod tests {
         let mut r = SplitMix64(1_234_567);
         assert_eq!(r.next(), 6_457_827_717_110_365_317);
         assert_eq!(r.next(), 3_203_168_211_198_807_973);
+    }
+
+    #[test]
+    fn skipping_draws_lands_where_drawing_them_does() {
+        let (mut a, mut b) = (SplitMix64(99), SplitMix64(99));
+        for _ in 0..8192 {
+            a.next();
+        }
+        b.skip(8192);
+        assert_eq!(a.next(), b.next());
+    }
+
+    #[test]
+    fn a_huge_board_of_stuck_pieces_forfeits_quickly() {
+        // 256x256, each White pawn blocked by a Black one: 10 x 128 picks
+        // with no valid target, all skipped.
+        let dims = crate::domain::Dims::new(256, 256).unwrap();
+        let mut pos = Position::new(RuleSetId::Cuhk.rules(), dims);
+        for col in 0..128 {
+            let white = crate::domain::Piece::new(Color::White, Role::Pawn);
+            let black = crate::domain::Piece::new(Color::Black, Role::Pawn);
+            pos.place(
+                Square {
+                    row: 200,
+                    col: col * 2,
+                },
+                white,
+            );
+            pos.place(
+                Square {
+                    row: 199,
+                    col: col * 2,
+                },
+                black,
+            );
+        }
+        let mut g = Game::new(pos);
+        assert_eq!(g.machine_move(5), None);
+        assert_eq!(g.position().turn(), Color::Black);
     }
 
     fn cuhk(fen: &str) -> Game {
