@@ -297,16 +297,13 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
         .filter(|&s| board.get(s).is_none())
     {
         push(out, one);
-        let on_start_row = match color {
-            Color::Black => from.row == 1,
-            Color::White => from.row as i64 == dims.rows() as i64 - 2,
-        };
         let two = dims
             .offset(one, color.forward(), 0)
             .filter(|&s| board.get(s).is_none())
             // With promotion on, a double step may not skip it.
             .filter(|s| s.row != last_row || rules.promotion.is_empty());
-        if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row) {
+        if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row(dims, color, from))
+        {
             out.push(Move {
                 from,
                 to: two,
@@ -337,6 +334,15 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
             }
             None => {}
         }
+    }
+}
+
+/// Is `sq` the row a pawn of `color` may double-step from: row 1 for
+/// Black, the second-to-last row for White?
+pub(super) fn on_start_row(dims: Dims, color: Color, sq: Square) -> bool {
+    match color {
+        Color::Black => sq.row == 1,
+        Color::White => sq.row as i64 == dims.rows() as i64 - 2,
     }
 }
 

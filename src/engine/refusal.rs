@@ -7,9 +7,9 @@
 //! judged by the piece's move shape, one onto a piece first by its colour
 //! and then by the capture shape — then the path, then the king's safety.
 
-use super::movegen::Move;
+use super::movegen::{Move, on_start_row};
 use super::position::Position;
-use crate::domain::{Color, Piece, Role, Square};
+use crate::domain::{Piece, Role, Square};
 use std::fmt;
 
 /// A refused move, in JHU's order of checks.
@@ -129,13 +129,9 @@ impl Position {
                 if capture {
                     return dr == forward && adc == 1;
                 }
-                let on_start_row = match piece.color {
-                    Color::Black => from.row == 1,
-                    Color::White => from.row as i64 == self.dims().rows() as i64 - 2,
-                };
-                dc == 0
-                    && (dr == forward
-                        || (dr == 2 * forward && on_start_row && self.rules().pawn_double_step))
+                let double_step =
+                    self.rules().pawn_double_step && on_start_row(self.dims(), piece.color, from);
+                dc == 0 && (dr == forward || (dr == 2 * forward && double_step))
             }
             Role::Knight => (adr, adc) == (1, 2) || (adr, adc) == (2, 1),
             Role::Bishop => adr == adc && adr > 0,
