@@ -10,7 +10,7 @@ use super::movegen::Move;
 use super::position::{GameStatus, Position, UndoRecord};
 use super::refusal::MoveError;
 use crate::domain::{Color, Coord, Role, Square};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -77,7 +77,7 @@ impl Game {
         to: Option<Square>,
         promotion: Option<Role>,
     ) -> Result<Move, MoveError> {
-        if self.status().is_over() {
+        if self.is_over() {
             return Err(MoveError::GameOver);
         }
         let mv = self.position.check_move(from, to, promotion)?;
@@ -117,7 +117,7 @@ impl Game {
         let Some(mv) = self.undone.pop() else {
             return false;
         };
-        let legal = !self.status().is_over()
+        let legal = !self.is_over()
             && self
                 .position
                 .check_move(Some(mv.from), Some(mv.to), mv.promotion())
@@ -128,6 +128,13 @@ impl Game {
             self.undone.push(mv);
         }
         legal
+    }
+
+    /// Has the game ended? Cheaper than [`Game::status`]: no check test,
+    /// and no move generation unless the rules end games by mate.
+    fn is_over(&self) -> bool {
+        self.ended.is_some()
+            || (self.position.rules().mate_ends_game && self.position.legal_moves().is_empty())
     }
 
     /// How the game stands now.
@@ -155,7 +162,7 @@ impl Game {
     /// CUHK's "Z0 Z0": the game stops; the side with more points wins, equal
     /// points draw. A game already over stays as it ended.
     pub fn stop(&mut self) -> GameStatus {
-        if !self.status().is_over() {
+        if !self.is_over() {
             let winner = self.scores().leader();
             self.ended = Some((GameStatus::Stopped { winner }, self.done.len()));
         }
@@ -170,11 +177,15 @@ impl Game {
     /// move, the turn passes), as is a game already over.
     pub fn machine_move(&mut self, seed: u64) -> Option<Move> {
         let mover = self.position.turn();
-        if self.status().is_over() {
+        if self.is_over() {
             return None;
         }
-        let legal = self.position.legal_moves();
-        let targets: HashSet<(Square, Square)> = legal.iter().map(|m| (m.from, m.to)).collect();
+        // One move per (from, to): a promotion takes the rules' first role.
+        let mut targets: HashMap<(Square, Square), Move> = HashMap::new();
+        for m in self.position.legal_moves() {
+            targets.entry((m.from, m.to)).or_insert(m);
+        }
+        let movable: HashSet<Square> = targets.keys().map(|&(from, _)| from).collect();
         let pieces: Vec<Square> = (self.position.board().pieces())
             .filter(|(_, p)| p.color == mover)
             .map(|(sq, _)| sq)
@@ -182,7 +193,6 @@ impl Game {
         let dims = self.position.dims();
         let mut rng = SplitMix64(seed);
         let picks = MACHINE_PICKS_PER_PIECE as usize * pieces.len();
-        let movable: HashSet<Square> = legal.iter().map(|m| m.from).collect();
         for _ in 0..picks {
             let from = pieces[rng.below(pieces.len() as u64) as usize];
             if !movable.contains(&from) {
@@ -195,11 +205,7 @@ impl Game {
                 let row = rng.below(u64::from(dims.rows())) as u16;
                 let col = rng.below(u64::from(dims.cols())) as u16;
                 let to = Square { row, col };
-                if targets.contains(&(from, to)) {
-                    let mv = *legal
-                        .iter()
-                        .find(|m| (m.from, m.to) == (from, to))
-                        .expect("targets come from these moves");
+                if let Some(&mv) = targets.get(&(from, to)) {
                     self.play(mv);
                     self.undone.clear();
                     return Some(mv);
