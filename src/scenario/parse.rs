@@ -149,8 +149,8 @@ enum Stage {
     #[default]
     Points,
     Size,
-    /// Inside a `board` picture: the rows so far (line, text).
-    Picture(Vec<(usize, String)>),
+    /// Inside a `board` picture: the rows so far (line, squares).
+    Picture(Vec<(usize, Vec<Option<Piece>>)>),
     Placements,
     Steps,
 }
@@ -284,10 +284,10 @@ impl LineParser {
     }
 
     /// A Mystery piece needs a `@mystery` directive saying how it moves.
-    fn check_mystery(&self, line: &Line, token: usize, piece: Piece) -> Result<(), Diagnostic> {
+    fn check_mystery(&self, line: &Line, col: usize, piece: Piece) -> Result<(), Diagnostic> {
         if piece.role == Role::Mystery && self.directives.mystery.is_none() {
-            return Err(line.error_at_token(
-                token,
+            return Err(line.error_at(
+                col,
                 "a Mystery piece (m) needs a `@mystery leaper|slider <dr,dc>...` directive before the points line",
             ));
         }
@@ -298,70 +298,84 @@ impl LineParser {
     /// lower case Black), or `w` / `b` (who moves), which ends the picture.
     fn picture_line(&mut self, line: &Line) -> Result<(), Diagnostic> {
         line.expect_tokens(1, "a board row like rnbqkbnr or --P-----, or w / b")?;
-        let text = line.tokens[0].1;
-        let Stage::Picture(rows) = &mut self.stage else {
-            unreachable!("picture lines are parsed in the picture stage")
-        };
+        let (col, text) = line.tokens[0];
         let side = match text {
             "w" => Some(Color::White),
             "b" => Some(Color::Black),
             _ => None,
         };
         let Some(side) = side else {
+            let cells = self.picture_row(line, col, text)?;
+            let Stage::Picture(rows) = &mut self.stage else {
+                unreachable!("picture lines are parsed in the picture stage")
+            };
             if let Some((first_line, first)) = rows.first()
-                && first.chars().count() != text.chars().count()
+                && first.len() != cells.len()
             {
-                return Err(line.error_at_token(
-                    0,
+                return Err(line.error_at(
+                    col,
                     format!(
                         "every row of the board has the width of the first (line {first_line}: {}), this one has {}",
-                        first.chars().count(),
-                        text.chars().count()
+                        first.len(),
+                        cells.len()
                     ),
                 ));
             }
-            rows.push((line.number, text.to_string()));
+            rows.push((line.number, cells));
             return Ok(());
         };
-        let rows = std::mem::take(rows);
-        if rows.is_empty() {
-            return Err(
-                line.error_at_token(0, "the board picture has no rows before the side to move")
-            );
-        }
-        let width = rows[0].1.chars().count();
-        let dims = Dims::new(rows.len() as i64, width as i64)
-            .map_err(|e| line.error_at_token(0, e.to_string()))?;
-        for (row, (number, text)) in rows.iter().enumerate() {
-            let row_line = Line::new(*number, text);
-            for (col, c) in text.chars().enumerate() {
-                if c == '-' {
-                    continue;
-                }
-                let piece = Piece::from_char(c).ok_or_else(|| {
-                    row_line.error_at(
-                        col + 1,
-                        format!(
-                            "`{c}` is not a piece (expected - or one of kqrbnpm, upper case White)"
-                        ),
-                    )
-                })?;
-                self.check_mystery(&row_line, 0, piece)?;
+        let Stage::Picture(rows) = std::mem::replace(&mut self.stage, Stage::Placements) else {
+            unreachable!("picture lines are parsed in the picture stage")
+        };
+        let Some((_, first)) = rows.first() else {
+            return Err(line.error_at(col, "the board picture has no rows before the side to move"));
+        };
+        let dims = Dims::new(rows.len() as i64, first.len() as i64)
+            .map_err(|e| line.error_at(col, e.to_string()))?;
+        for (row, (number, cells)) in rows.iter().enumerate() {
+            for (c, piece) in cells.iter().enumerate() {
+                let Some(piece) = piece else { continue };
                 self.placements.push(Placement {
                     line: *number as u32,
                     color: piece.color,
                     role: piece.role,
                     square: Square {
                         row: row as u16,
-                        col: col as u16,
+                        col: c as u16,
                     },
                 });
             }
         }
         self.dims = Some(dims);
         self.turn = Some(side);
-        self.stage = Stage::Placements;
         Ok(())
+    }
+
+    /// The squares of one picture row (the token `text` at column `col`).
+    fn picture_row(
+        &self,
+        line: &Line,
+        col: usize,
+        text: &str,
+    ) -> Result<Vec<Option<Piece>>, Diagnostic> {
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if c == '-' {
+                    return Ok(None);
+                }
+                let piece = Piece::from_char(c).ok_or_else(|| {
+                    line.error_at(
+                        col + i,
+                        format!(
+                            "`{c}` is not a piece (expected - or one of kqrbnpm, upper case White)"
+                        ),
+                    )
+                })?;
+                self.check_mystery(line, col + i, piece)?;
+                Ok(Some(piece))
+            })
+            .collect()
     }
 
     /// `fen <FEN>`: the setup as a FEN (any board size the engine takes).
@@ -382,7 +396,7 @@ impl LineParser {
             .pieces()
             .find(|(_, p)| p.role == Role::Mystery)
         {
-            self.check_mystery(line, 1, piece)?;
+            self.check_mystery(line, line.tokens[1].0, piece)?;
         }
         self.dims = Some(position.dims());
         self.fen = Some(fen);
@@ -419,7 +433,7 @@ impl LineParser {
                     ),
                 )
             })?;
-        self.check_mystery(line, 1, Piece::new(color, role))?;
+        self.check_mystery(line, line.tokens[1].0, Piece::new(color, role))?;
         let (row, col) = (line.int(2, "the row")?, line.int(3, "the column")?);
         let dims = self.dims.expect("size is parsed before placements");
         let square = dims.square_at(row, col).ok_or_else(|| {
@@ -822,6 +836,9 @@ mod tests {
         assert!(m.contains("width"), "{m}");
         let (l, c, m) = err("1\nboard\n--k\n-x-\nw\n~\n");
         assert_eq!((l, c), (4, 2));
+        // Columns count from the source line, indentation included.
+        let (l, c, _) = err("1\nboard\n  --k\n  -x-\nw\n~\n");
+        assert_eq!((l, c), (4, 4));
         assert!(m.contains("not a piece"), "{m}");
         let (l, _, m) = err("1\nboard\n--k\n");
         assert_eq!(l, 3);
