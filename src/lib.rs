@@ -12,6 +12,7 @@ pub mod domain;
 pub mod engine;
 pub mod report;
 pub mod runner;
+pub mod sandbox;
 pub mod scenario;
 pub mod snapshot;
 pub mod subject;

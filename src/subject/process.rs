@@ -11,11 +11,10 @@
 use super::{Setup, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Square};
 use crate::engine::BoardText;
-use std::ffi::OsString;
+use crate::sandbox::{self, Ending, Sandboxed, Streams};
+pub use crate::sandbox::{EngineCommand, Limits};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -23,47 +22,6 @@ use std::time::{Duration, Instant};
 
 /// The protocol version this grader speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
-
-/// Resource limits for one scenario's process.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Wall-clock time for the whole scenario.
-    pub timeout: Duration,
-    /// CPU seconds (RLIMIT_CPU).
-    pub cpu_seconds: u64,
-    /// Address space in bytes (RLIMIT_AS).
-    pub memory_bytes: u64,
-    /// Total bytes read from the engine's stdout.
-    pub max_output_bytes: usize,
-    /// Longest single answer line.
-    pub max_line_bytes: usize,
-    /// Bytes of stderr kept for the report (the rest is drained and dropped).
-    pub max_stderr_bytes: usize,
-    /// Largest file the engine may write (RLIMIT_FSIZE).
-    pub max_file_bytes: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            timeout: Duration::from_secs(10),
-            cpu_seconds: 10,
-            memory_bytes: 1 << 30,
-            max_output_bytes: 64 << 20,
-            max_line_bytes: 1 << 20,
-            max_stderr_bytes: 16 << 10,
-            max_file_bytes: 16 << 20,
-        }
-    }
-}
-
-/// The command that starts an engine: a program and its arguments, never a
-/// shell string.
-#[derive(Clone, Debug)]
-pub struct EngineCommand {
-    pub program: PathBuf,
-    pub args: Vec<OsString>,
-}
 
 /// An external engine as a [`Subject`].
 pub struct ProcessSubject {
@@ -77,7 +35,7 @@ pub struct ProcessSubject {
 }
 
 struct Running {
-    child: Child,
+    child: Sandboxed,
     requests: Sender<Vec<u8>>,
     answers: Receiver<ReadEvent>,
     /// Signalled when the stderr drain reaches end of file.
@@ -115,22 +73,14 @@ impl ProcessSubject {
             .prefix("chessgrade-run-")
             .tempdir()
             .map_err(|e| SubjectError::Io(format!("cannot create a working directory: {e}")))?;
-        let mut cmd = Command::new(&self.command.program);
-        cmd.args(&self.command.args)
-            .current_dir(workdir.path())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", workdir.path())
-            .env("LANG", "C")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let limits = self.limits.clone();
-        // SAFETY: only async-signal-safe libc calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || apply_limits(&limits));
-        }
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut child = sandbox::spawn(
+            &self.command,
+            &self.limits,
+            workdir.path(),
+            Streams::Separate,
+            &[],
+        )
+        .map_err(|e| {
             SubjectError::Io(format!(
                 "cannot start {}: {e}",
                 self.command.program.display()
@@ -161,8 +111,7 @@ impl ProcessSubject {
     /// Kills the engine's whole process group and reaps it.
     fn stop(&mut self) {
         if let Some(mut run) = self.running.take() {
-            kill_group(&run.child);
-            let _ = run.child.wait();
+            run.child.end();
             collect_stderr(&run);
         }
     }
@@ -240,25 +189,14 @@ impl ProcessSubject {
             return SubjectError::ExitedEarly(None);
         };
         // Give it a moment to exit on its own, bounded by the deadline.
-        let grace = Instant::now() + Duration::from_secs(2);
-        let status = loop {
-            match run.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < grace.min(run.deadline) => {
-                    thread::sleep(Duration::from_millis(10))
-                }
-                _ => break None,
-            }
-        };
-        kill_group(&run.child);
-        let status = status.or_else(|| run.child.wait().ok());
+        let grace = (Instant::now() + Duration::from_secs(2)).min(run.deadline);
+        let status = run.child.wait_until(grace);
+        run.child.end();
         collect_stderr(&run);
-        match status {
-            Some(s) => match s.signal() {
-                Some(libc::SIGXCPU) => SubjectError::Timeout,
-                Some(sig) => SubjectError::Crash(signal_name(sig)),
-                None => SubjectError::ExitedEarly(s.code()),
-            },
+        match status.map(Ending::of) {
+            Some(Ending::CpuLimit) => SubjectError::Timeout,
+            Some(Ending::Signalled(sig)) => SubjectError::Crash(sig),
+            Some(Ending::Exited(code)) => SubjectError::ExitedEarly(Some(code)),
             // Still running with stdout closed: it stopped answering.
             None => SubjectError::ExitedEarly(None),
         }
@@ -366,10 +304,8 @@ impl Subject for ProcessSubject {
     fn finish(&mut self) {
         if let Some(run) = self.running.as_mut() {
             let _ = run.requests.send(b"QUIT\n".to_vec());
-            let grace = Instant::now() + Duration::from_millis(200);
-            while Instant::now() < grace && matches!(run.child.try_wait(), Ok(None)) {
-                thread::sleep(Duration::from_millis(5));
-            }
+            run.child
+                .wait_until(Instant::now() + Duration::from_millis(200));
         }
         self.stop();
     }
@@ -406,61 +342,6 @@ fn shorten(s: &str) -> String {
     } else {
         format!("{}…", s.chars().take(MAX).collect::<String>())
     }
-}
-
-/// Runs in the child between fork and exec: a process group of its own
-/// (so the grader can kill everything it forks) and resource limits.
-fn apply_limits(limits: &Limits) -> std::io::Result<()> {
-    let set = |resource, value: u64| {
-        let lim = libc::rlimit {
-            rlim_cur: value as libc::rlim_t,
-            rlim_max: value as libc::rlim_t,
-        };
-        // SAFETY: plain syscall on a valid struct.
-        if unsafe { libc::setrlimit(resource, &lim) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
-    };
-    // SAFETY: setpgid(0, 0) puts this process in a new group.
-    if unsafe { libc::setpgid(0, 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    set(libc::RLIMIT_CPU, limits.cpu_seconds)?;
-    set(libc::RLIMIT_AS, limits.memory_bytes)?;
-    set(libc::RLIMIT_FSIZE, limits.max_file_bytes)?;
-    set(libc::RLIMIT_CORE, 0)?;
-    Ok(())
-}
-
-fn kill_group(child: &Child) {
-    let pid = child.id() as i32;
-    // SAFETY: signalling our own child's process group.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-        libc::kill(pid, libc::SIGKILL);
-    }
-}
-
-pub(crate) fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGSYS => "SIGSYS",
-        libc::SIGINT => "SIGINT",
-        libc::SIGHUP => "SIGHUP",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
 }
 
 fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
@@ -579,6 +460,7 @@ impl CappedText {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn boards_must_have_the_boards_shape() {

@@ -6,10 +6,9 @@
 //! anywhere) in a temporary directory. A student file that defines its own
 //! `main` (the course's custom-tests driver) is left out, with a note.
 
-use crate::subject::EngineCommand;
+use crate::sandbox::{self, EngineCommand, Limits};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The adapter's source, compiled with every C++ submission.
 pub const LAB3_ADAPTER: &str = include_str!("../../adapters/lab3-cpp/adapter_main.cc");
@@ -192,21 +191,18 @@ pub fn build_cpp(dir: &Path, compiler: &str, timeout: Duration) -> Result<Build,
     let adapter = tmp.path().join(ADAPTER_FILE);
     std::fs::write(&adapter, LAB3_ADAPTER).map_err(|e| BuildError::Io(e.to_string()))?;
     let engine = tmp.path().join("engine");
-    let mut cmd = Command::new(compiler);
-    cmd.arg("-std=c++17")
-        .arg("-O2")
-        .arg("-o")
-        .arg(&engine)
-        .arg(&adapter)
-        .args(&found.sources)
-        .arg("-I")
-        .arg(&found.include_dir)
-        .current_dir(tmp.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output =
-        run_with_timeout(cmd, timeout).map_err(|e| BuildError::Io(format!("{compiler}: {e}")))?;
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "-std=c++17".into(),
+        "-O2".into(),
+        "-o".into(),
+        engine.clone().into(),
+        adapter.clone().into(),
+    ];
+    args.extend(found.sources.iter().map(|p| p.clone().into_os_string()));
+    args.push("-I".into());
+    args.push(found.include_dir.clone().into_os_string());
+    let output = run_with_timeout(compiler, args, tmp.path(), timeout)
+        .map_err(|e| BuildError::Io(format!("{compiler}: {e}")))?;
     if !output.0 {
         let mut msg = output.1;
         if msg.len() > MAX_COMPILER_OUTPUT {
@@ -235,39 +231,34 @@ pub fn build_cpp(dir: &Path, compiler: &str, timeout: Duration) -> Result<Build,
     })
 }
 
-/// Runs a command to completion within `timeout`: (succeeded, stdout+stderr).
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> std::io::Result<(bool, String)> {
-    let mut child = cmd.spawn()?;
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+/// Runs a build command to completion within `timeout`, confined like a
+/// submission (its own process group, ended whole at the timeout; generous
+/// memory and file-size limits, since compilers need them):
+/// (succeeded, stdout+stderr).
+fn run_with_timeout(
+    program: &str,
+    args: Vec<std::ffi::OsString>,
+    workdir: &Path,
+    timeout: Duration,
+) -> std::io::Result<(bool, String)> {
+    let limits = Limits {
+        timeout,
+        cpu_seconds: timeout.as_secs().max(1),
+        memory_bytes: 4 << 30,
+        max_output_bytes: MAX_COMPILER_OUTPUT * 4,
+        max_file_bytes: 1 << 30,
+        ..Limits::default()
     };
-    let text = out_reader.join().unwrap_or_default() + &err_reader.join().unwrap_or_default();
-    match status {
-        Some(s) => Ok((s.success(), text)),
+    let cmd = EngineCommand {
+        program: PathBuf::from(program),
+        args,
+    };
+    let done = sandbox::run_to_completion(&cmd, &limits, workdir)?;
+    match done.status {
+        Some(_) => Ok((done.success(), done.output)),
         None => Ok((
             false,
-            format!("{text}\ncompilation timed out after {timeout:?}"),
+            format!("{}\ncompilation timed out after {timeout:?}", done.output),
         )),
     }
 }
