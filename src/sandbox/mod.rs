@@ -68,13 +68,16 @@ pub enum Streams {
     Merged,
 }
 
+/// One of a sandboxed child's output streams.
+pub type Output = Box<dyn Read + Send>;
+
 /// A running sandboxed process. Dropping it ends its whole process group.
 pub struct Sandboxed {
     child: Child,
     pub stdin: Option<ChildStdin>,
-    pub stdout: Option<Box<dyn Read + Send>>,
+    pub stdout: Option<Output>,
     /// `None` when the streams are merged into `stdout`.
-    pub stderr: Option<Box<dyn Read + Send>>,
+    pub stderr: Option<Output>,
     reaped: Option<ExitStatus>,
 }
 
@@ -117,20 +120,13 @@ pub fn spawn(
     // reader sees end of file once the process tree lets go of them.
     drop(command);
     let stdin = child.stdin.take();
-    let (stdout, stderr): (Option<Box<dyn Read + Send>>, Option<Box<dyn Read + Send>>) =
-        match merged_reader {
-            Some(reader) => (Some(Box::new(reader)), None),
-            None => (
-                child
-                    .stdout
-                    .take()
-                    .map(|s| Box::new(s) as Box<dyn Read + Send>),
-                child
-                    .stderr
-                    .take()
-                    .map(|s| Box::new(s) as Box<dyn Read + Send>),
-            ),
-        };
+    let (stdout, stderr): (Option<Output>, Option<Output>) = match merged_reader {
+        Some(reader) => (Some(Box::new(reader)), None),
+        None => (
+            child.stdout.take().map(|s| Box::new(s) as Output),
+            child.stderr.take().map(|s| Box::new(s) as Output),
+        ),
+    };
     Ok(Sandboxed {
         child,
         stdin,
