@@ -49,6 +49,10 @@ pub struct LimitArgs {
     /// Answers read per scenario, in MiB.
     #[arg(long, default_value_t = 64)]
     pub max_output_mb: usize,
+    /// Wall-clock seconds for compiling a --submission; the whole build (compiler
+    /// subprocesses included) is killed after it.
+    #[arg(long, default_value_t = 120.0)]
+    pub compile_timeout: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

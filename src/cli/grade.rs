@@ -23,6 +23,11 @@ pub fn grade(
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;
     }
+    let compile_timeout = limit_args.compile_timeout;
+    if !(compile_timeout.is_finite() && compile_timeout > 0.0 && compile_timeout <= 86_400.0) {
+        eprintln!("error: --compile-timeout must be a number of seconds in (0, 86400]");
+        return 2;
+    }
     let limits = Limits {
         timeout: Duration::from_secs_f64(limit_args.timeout),
         cpu_seconds: limit_args.cpu.max(1),
@@ -34,7 +39,7 @@ pub fn grade(
     let (command, name, notes, failed, _build) = match (submission, engine) {
         (Some(dir), _) => {
             let name = format!("submission {}", dir.display());
-            match submission::build_cpp(&dir, compiler, Duration::from_secs(300)) {
+            match submission::build_cpp(&dir, compiler, Duration::from_secs_f64(compile_timeout)) {
                 Ok(build) => (
                     Some(build.command.clone()),
                     name,

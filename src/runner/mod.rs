@@ -112,6 +112,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Crash(_)) => "crash",
             FailureKind::Subject(SubjectError::Malformed(_)) => "malformed_answer",
             FailureKind::Subject(SubjectError::ExitedEarly(_)) => "exited_early",
+            FailureKind::Subject(SubjectError::ClosedOutput) => "closed_output",
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::CompileError(_) => "compile_error",

@@ -11,7 +11,7 @@
 use super::{Setup, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Square};
 use crate::engine::BoardText;
-use crate::sandbox::{self, Ending, Sandboxed, Streams};
+use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::ChildStdin;
@@ -188,17 +188,13 @@ impl ProcessSubject {
         let Some(mut run) = self.running.take() else {
             return SubjectError::ExitedEarly(None);
         };
-        // Give it a moment to exit on its own, bounded by the deadline.
-        let grace = (Instant::now() + Duration::from_secs(2)).min(run.deadline);
-        let status = run.child.wait_until(grace);
-        run.child.end();
+        let closed = run.child.after_output_closed(run.deadline);
         collect_stderr(&run);
-        match status.map(Ending::of) {
-            Some(Ending::CpuLimit) => SubjectError::Timeout,
-            Some(Ending::Signalled(sig)) => SubjectError::Crash(sig),
-            Some(Ending::Exited(code)) => SubjectError::ExitedEarly(Some(code)),
-            // Still running with stdout closed: it stopped answering.
-            None => SubjectError::ExitedEarly(None),
+        match closed {
+            OutputClosed::Ended(Ending::CpuLimit) => SubjectError::Timeout,
+            OutputClosed::Ended(Ending::Signalled(sig)) => SubjectError::Crash(sig),
+            OutputClosed::Ended(Ending::Exited(code)) => SubjectError::ExitedEarly(Some(code)),
+            OutputClosed::KeptRunning => SubjectError::ClosedOutput,
         }
     }
 

@@ -46,10 +46,16 @@ impl std::fmt::Display for BuildError {
     }
 }
 
+/// Memory (address space) of each build process: a compiler's own needs
+/// with room to spare, well short of what would hurt the machine.
+pub const COMPILER_MEMORY_BYTES: u64 = 4 << 30;
+/// Processes a build may run at once (the driver, cc1plus, as, ld, ...).
+pub const COMPILER_PROCESSES: u64 = 64;
+
 /// Runs a build command to completion within `timeout`, confined like a
-/// submission (its own process group, ended whole at the timeout; generous
-/// memory and file-size limits, since compilers need them):
-/// (succeeded, stdout+stderr).
+/// submission (its own process group, swept whole at the timeout — a
+/// compiler blocked on a FIFO header included; memory, file-size and
+/// process limits sized for compilers): (succeeded, stdout+stderr).
 pub(crate) fn run_with_timeout(
     program: &str,
     args: Vec<std::ffi::OsString>,
@@ -58,10 +64,11 @@ pub(crate) fn run_with_timeout(
 ) -> std::io::Result<(bool, String)> {
     let limits = Limits {
         timeout,
-        cpu_seconds: timeout.as_secs().max(1),
-        memory_bytes: 4 << 30,
+        cpu_seconds: timeout.as_secs_f64().ceil().max(1.0) as u64,
+        memory_bytes: COMPILER_MEMORY_BYTES,
         max_output_bytes: MAX_COMPILER_OUTPUT * 4,
         max_file_bytes: 1 << 30,
+        max_processes: Some(COMPILER_PROCESSES),
         ..Limits::default()
     };
     let cmd = EngineCommand {
