@@ -1,7 +1,9 @@
 //! The terminal report: one line per scenario, details for failures, and a
-//! summary line.
+//! summary line. Everything that came from a submission (or a file) is
+//! passed through [`sanitize::terminal`] before it reaches the terminal.
 
 use super::board::draw_board;
+use super::sanitize::terminal;
 use crate::compare::{Detail, Mismatch};
 use crate::engine::BoardText;
 use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, Verdict};
@@ -29,7 +31,8 @@ impl<W: Write> HumanReporter<W> {
             Verdict::Fail(_) | Verdict::NoSnapshot => "FAIL".red().bold(),
         };
         let points = format!("{:>3}/{:<3}", r.earned(), r.points);
-        writeln!(self.out, "{label} {points} {}", r.name.display())?;
+        let name = r.name.display().to_string();
+        writeln!(self.out, "{label} {points} {}", terminal(&name))?;
         match &r.verdict {
             Verdict::Pass => Ok(()),
             Verdict::Fail(f) => self.failure(f),
@@ -37,19 +40,23 @@ impl<W: Write> HumanReporter<W> {
                 self.out,
                 "      no snapshot yet: run with --update (then `cargo insta review`) or --accept"
             ),
-            Verdict::Updated { path, .. } => writeln!(self.out, "      wrote {}", path.display()),
+            Verdict::Updated { path, .. } => {
+                let path = path.display().to_string();
+                writeln!(self.out, "      wrote {}", terminal(&path))
+            }
             Verdict::InputError(diag) => self.indented(&diag.to_string(), "      "),
         }
     }
 
     /// A diagnostic that belongs to no scenario (e.g. a missing path argument).
     pub fn input_error(&mut self, diag: &crate::scenario::Diagnostic) -> io::Result<()> {
-        writeln!(self.out, "{} {}", " ERR".red().bold(), diag)
+        let diag = diag.to_string();
+        writeln!(self.out, "{} {}", " ERR".red().bold(), terminal(&diag))
     }
 
     /// A note about the run as a whole (e.g. a file left out of a build).
     pub fn note(&mut self, note: &str) -> io::Result<()> {
-        writeln!(self.out, "{} {note}", "note:".yellow().bold())
+        writeln!(self.out, "{} {}", "note:".yellow().bold(), terminal(note))
     }
 
     fn failure(&mut self, f: &Failure) -> io::Result<()> {
@@ -60,7 +67,7 @@ impl<W: Write> HumanReporter<W> {
             (Some(l), _) => format!("line {l}"),
             (None, _) => "setup".to_string(),
         };
-        let step = f.step_source.as_deref().unwrap_or("");
+        let step = terminal(f.step_source.as_deref().unwrap_or("")).into_owned();
         let what = match &f.kind {
             FailureKind::WrongAnswer(_) => "a call did not match the expected answer".to_string(),
             FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
@@ -80,7 +87,7 @@ impl<W: Write> HumanReporter<W> {
                 at.bold(),
                 step.bold()
             )?;
-            writeln!(self.out, "        {}", what.red())?;
+            writeln!(self.out, "        {}", terminal(&what).red())?;
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
@@ -128,8 +135,8 @@ impl<W: Write> HumanReporter<W> {
                 writeln!(
                     self.out,
                     "        result: expected {}, actual {}",
-                    show(expected_result).green(),
-                    show(actual_result).red()
+                    terminal(&show(expected_result)).green(),
+                    terminal(&show(actual_result)).red()
                 )?;
                 if expected_board != actual_board {
                     let text = |b: &Option<String>| b.clone().map(BoardText);
@@ -156,7 +163,7 @@ impl<W: Write> HumanReporter<W> {
         }
         writeln!(self.out, "        {title}:")?;
         for item in items {
-            writeln!(self.out, "{INDENT}{}", paint(item))?;
+            writeln!(self.out, "{INDENT}{}", paint(&terminal(item)))?;
         }
         Ok(())
     }
@@ -164,14 +171,14 @@ impl<W: Write> HumanReporter<W> {
     fn board(&mut self, title: &str, board: Option<&BoardText>) -> io::Result<()> {
         writeln!(self.out, "        {title}:")?;
         match board {
-            Some(b) => write!(self.out, "{}", draw_board(b, INDENT)),
+            Some(b) => write!(self.out, "{}", terminal(&draw_board(b, INDENT))),
             None => writeln!(self.out, "{INDENT}(none)"),
         }
     }
 
     fn indented(&mut self, text: &str, indent: &str) -> io::Result<()> {
         for line in text.lines() {
-            writeln!(self.out, "{indent}{line}")?;
+            writeln!(self.out, "{indent}{}", terminal(line))?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ mod board;
 pub mod formats;
 mod human;
 mod model;
+pub mod sanitize;
 
 pub use board::draw_board;
 pub use human::HumanReporter;
