@@ -16,6 +16,12 @@
 //!
 //! Errors are [`Diagnostic`]s carrying line and column, rendered with the
 //! source line and a caret.
+//!
+//! Hostile input is bounded here: [`load`] reads only regular files (never
+//! blocking on a FIFO, never reading a device) under a size cap, the
+//! parser is linear in its input, and messages echo tokens cut short. A
+//! leading UTF-8 BOM is accepted; CR-only line endings, a BOM elsewhere and
+//! conflicting directives are errors that say so (docs/scenarios.md).
 
 mod ast;
 mod diagnostic;
