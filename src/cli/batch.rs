@@ -1,30 +1,38 @@
 //! The shape every batch command shares: discover the scenarios, run them
 //! against a subject (streaming each result to the terminal as it
 //! completes), then write the machine report. `run` and `grade` differ only
-//! in the subject they hand in.
+//! in the subject they hand in (and `run` in how it reads a subject failure:
+//! see `run_batch_with`).
+//!
+//! Before a run: stale temporary snapshot files of killed runs are removed
+//! (noted), everything the folder walk skipped is noted, scenarios whose
+//! snapshot names would clash are errors, and an empty selection is an
+//! error unless `--allow-empty`. After it: an output that could not be
+//! written is exit 2 naming the target (a closed pipe under the human
+//! format only stops the output).
 
 use super::args::{Format, OutputArgs, ScenarioArgs};
 use super::emit::emit;
 use chessgrade::report::{HumanReporter, Report};
-use chessgrade::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode, Summary};
+use chessgrade::runner::{self, Discovery, FailureKind, ScenarioResult, SnapshotMode, Summary};
 use chessgrade::scenario::Diagnostic;
 use chessgrade::snapshot::SnapshotStore;
 use chessgrade::subject::Subject;
+use std::io::{ErrorKind, Write};
 use std::time::Instant;
 
 /// Discovers the scenarios of a run, keeping the partition's slice.
-pub fn discover(args: &ScenarioArgs) -> (Vec<Found>, Vec<Diagnostic>) {
-    let (found, errors) = runner::discover(&args.paths, &args.root);
-    let found = match args.partition {
-        Some(p) => found
+pub fn discover(args: &ScenarioArgs) -> Discovery {
+    let mut d = runner::walk(&args.paths, &args.root);
+    if let Some(p) = args.partition {
+        d.found = std::mem::take(&mut d.found)
             .into_iter()
             .enumerate()
             .filter(|(i, _)| p.contains(*i))
             .map(|(_, f)| f)
-            .collect(),
-        None => found,
-    };
-    (found, errors)
+            .collect();
+    }
+    d
 }
 
 /// Runs a batch and reports it; `failed_build` marks every scenario failed
@@ -38,29 +46,124 @@ pub fn run_batch(
     make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
     failed_build: Option<FailureKind>,
 ) -> u8 {
+    run_batch_with(
+        args,
+        mode,
+        output,
+        subject_name,
+        notes,
+        make_subject,
+        failed_build,
+        &|r| r,
+    )
+}
+
+/// Where the human lines go: stdout until it fails. A closed pipe stops
+/// them quietly; any other failure is remembered for exit 2.
+struct Terminal<W: Write> {
+    reporter: HumanReporter<W>,
+    on: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> Terminal<W> {
+    fn write(&mut self, f: impl FnOnce(&mut HumanReporter<W>) -> std::io::Result<()>) {
+        if !self.on {
+            return;
+        }
+        if let Err(e) = f(&mut self.reporter) {
+            self.on = false;
+            if e.kind() != ErrorKind::BrokenPipe {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// [`run_batch`], with `adjust` applied to every result before it is shown
+/// or counted (`run` turns a reference-engine timeout into an input error).
+#[allow(clippy::too_many_arguments)]
+pub fn run_batch_with(
+    args: &ScenarioArgs,
+    mode: SnapshotMode,
+    output: &OutputArgs,
+    subject_name: &str,
+    mut notes: Vec<String>,
+    make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
+    failed_build: Option<FailureKind>,
+    adjust: &(dyn Fn(ScenarioResult) -> ScenarioResult + Sync),
+) -> u8 {
     let started = Instant::now();
-    let (found, errors) = discover(args);
+    args.input.apply();
     let store = SnapshotStore::new(&args.snapshots);
+    for removed in store.remove_stale_temp_files() {
+        notes.push(format!(
+            "removed {}: a temporary snapshot file left by an interrupted run",
+            removed.display()
+        ));
+    }
+    let Discovery {
+        mut found,
+        mut errors,
+        skipped,
+    } = discover(args);
+    notes.extend(skipped);
+    // Two scenarios writing one snapshot would overwrite each other: run
+    // neither's second.
+    let clashes = store.clashes(found.iter().map(|f| f.rel.as_path()));
+    for &(first, second) in &clashes {
+        errors.push(Diagnostic::file(
+            &found[second].path,
+            format!(
+                "its snapshot would be {}, the same as {}'s; rename one of them",
+                store.path_for(&found[second].rel).display(),
+                found[first].path.display()
+            ),
+        ));
+    }
+    let mut index = 0;
+    found.retain(|_| {
+        index += 1;
+        !clashes.iter().any(|&(_, second)| second == index - 1)
+    });
+    if found.is_empty() && errors.is_empty() && !args.allow_empty {
+        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        let (what, fix) = match args.partition {
+            Some(p) => (
+                format!("the slice {p} of "),
+                "fewer slices, or --allow-empty",
+            ),
+            None => (String::new(), "--allow-empty to accept that"),
+        };
+        for note in &notes {
+            eprintln!("note: {note}");
+        }
+        eprintln!(
+            "error: no scenario selected: {what}{} has no *.txt scenario file (pass {fix})",
+            paths.join(", ")
+        );
+        return 2;
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // Human lines stream to stdout unless a machine format owns stdout.
     let human = output.format == Format::Human || output.output.is_some();
-    let stdout = std::io::stdout();
-    let mut reporter = HumanReporter::new(stdout.lock());
-    if human {
-        for note in &notes {
-            let _ = reporter.note(note);
-        }
-        for diag in &errors {
-            let _ = reporter.input_error(diag);
-        }
+    let mut terminal = Terminal {
+        reporter: HumanReporter::new(std::io::stdout().lock()),
+        on: human,
+        error: None,
+    };
+    for note in &notes {
+        terminal.write(|r| r.note(note));
+    }
+    for diag in &errors {
+        terminal.write(|r| r.input_error(diag));
     }
     // Results stream to the terminal in discovery order as they complete.
     let mut show = |r: &ScenarioResult| {
-        if human {
-            let _ = reporter.scenario(r);
-        }
+        let shown = adjust(r.clone());
+        terminal.write(|t| t.scenario(&shown));
     };
     let results: Vec<ScenarioResult> = match &failed_build {
         Some(kind) => found
@@ -70,15 +173,26 @@ pub fn run_batch(
             .collect(),
         None => runner::run_all(&found, jobs, make_subject, &store, mode, show),
     };
+    let results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();
-    if human {
-        let _ = reporter.summary(&summary, started.elapsed());
+    terminal.write(|r| r.summary(&summary, started.elapsed()));
+    let mut terminal_error = terminal.error.take();
+    let flush = terminal.on;
+    drop(terminal);
+    if flush
+        && let Err(e) = std::io::stdout().flush()
+        && e.kind() != ErrorKind::BrokenPipe
+    {
+        terminal_error.get_or_insert(e);
     }
-    drop(reporter);
+    let mut code = summary.exit_code() as u8;
+    if let Some(e) = terminal_error {
+        eprintln!("error: cannot write to stdout: {e}");
+        code = 2;
+    }
     if output.format != Format::Human || output.output.is_some() {
         let partition = args.partition.map(|p| p.to_string());
-        let mut notes = notes;
         notes.extend(errors.iter().map(|d| d.to_string()));
         let report = Report::new(
             subject_name,
@@ -94,9 +208,13 @@ pub fn run_batch(
             &results,
             &summary,
         ) {
-            eprintln!("error: cannot write the report: {e}");
+            let target = output
+                .output
+                .as_ref()
+                .map_or("stdout".to_string(), |p| p.display().to_string());
+            eprintln!("error: cannot write the report to {target}: {e}");
             return 2;
         }
     }
-    summary.exit_code() as u8
+    code
 }

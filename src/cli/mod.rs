@@ -16,7 +16,7 @@ mod perft;
 mod run;
 mod trace;
 
-use args::{LimitArgs, OutputArgs, ScenarioArgs};
+use args::{InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -25,7 +25,8 @@ use std::path::PathBuf;
 pub use args::Format;
 
 const EXIT_CODES: &str = "Exit codes: 0 all scenarios passed; 1 some scenario failed; \
-2 usage error or unreadable input (malformed scenario, missing file).";
+2 usage error or unreadable input (malformed scenario, missing file, no scenario selected, \
+a scenario over a limit on the reference engine, an output that cannot be written).";
 
 #[derive(Parser)]
 #[command(
@@ -64,6 +65,8 @@ enum Command {
         #[arg(long)]
         accept: bool,
         #[command(flatten)]
+        reference: ReferenceArgs,
+        #[command(flatten)]
         output: OutputArgs,
     },
     /// Print the reference engine's trace of one scenario.
@@ -71,6 +74,10 @@ enum Command {
     Trace {
         /// The scenario file.
         file: PathBuf,
+        #[command(flatten)]
+        reference: ReferenceArgs,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Grade a submission: drive it call by call through every scenario and
     /// compare its traces with the snapshots.
@@ -132,9 +139,14 @@ pub fn main() -> u8 {
             scenarios,
             update,
             accept,
+            reference,
             output,
-        } => run::run(&scenarios, update, accept, &output),
-        Command::Trace { file } => trace::trace(&file),
+        } => run::run(&scenarios, update, accept, &reference, &output),
+        Command::Trace {
+            file,
+            reference,
+            input,
+        } => trace::trace(&file, &reference, &input),
         Command::Grade {
             scenarios,
             submission,

@@ -33,7 +33,7 @@ pub use fen::{FenError, START_FEN};
 pub use game::{Game, MACHINE_PICKS_PER_PIECE, MACHINE_TRIALS, Scores};
 pub use movegen::{Move, MoveKind, file_name, parse_square, square_name};
 pub use notation::{MoveInput, arity, format_move, parse_move, syntax};
-pub use perft::{perft_report, perft_report_with};
+pub use perft::{Interrupted, divide_until, perft_report, perft_report_with, perft_until};
 pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
 pub use refusal::MoveError;
 pub use rules::{

@@ -64,8 +64,9 @@ pub struct Totals {
     pub passed: usize,
     pub failed: usize,
     pub errors: usize,
-    pub points: u32,
-    pub possible: u32,
+    /// Sums of u32 points: u64 so they never wrap.
+    pub points: u64,
+    pub possible: u64,
 }
 
 impl Report {
@@ -94,8 +95,8 @@ impl Report {
                 Status::Fail => t.failed += 1,
                 Status::Error => t.errors += 1,
             }
-            t.points += s.earned;
-            t.possible += s.points;
+            t.points += u64::from(s.earned);
+            t.possible += u64::from(s.points);
         }
         t
     }

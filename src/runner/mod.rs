@@ -8,9 +8,9 @@ mod judge;
 mod partition;
 mod pool;
 
-pub use discover::{Found, discover};
+pub use discover::{Discovery, Found, discover, walk};
 pub use execute::{Execution, StepFailure, execute};
-pub use judge::expected_boards;
+pub use judge::{as_reference_result, expected_boards};
 pub use partition::Partition;
 pub use pool::run_all;
 
@@ -177,8 +177,9 @@ pub struct Summary {
     /// Of `updated`, those written as `.snap.new` awaiting review.
     pub proposed: usize,
     pub errors: usize,
-    pub points: u32,
-    pub possible: u32,
+    /// Sums of u32 points: u64 so they never wrap.
+    pub points: u64,
+    pub possible: u64,
 }
 
 impl Summary {
@@ -196,8 +197,8 @@ impl Summary {
                 Verdict::InputError(_) => s.errors += 1,
                 Verdict::Fail(_) | Verdict::NoSnapshot => s.failed += 1,
             }
-            s.points += r.earned();
-            s.possible += r.points;
+            s.points += u64::from(r.earned());
+            s.possible += u64::from(r.points);
         }
         s
     }
