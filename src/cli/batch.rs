@@ -27,6 +27,13 @@ pub fn discover(args: &ScenarioArgs) -> (Vec<Found>, Vec<Diagnostic>) {
     (found, errors)
 }
 
+/// What runs each scenario: a subject judged on its trace (one per worker),
+/// or a function that grades a whole scenario itself (a console program).
+pub enum Executor<'a> {
+    Subjects(&'a (dyn Fn() -> Box<dyn Subject> + Sync)),
+    Each(&'a (dyn Fn(&Found) -> ScenarioResult + Sync)),
+}
+
 /// Runs a batch and reports it; `failed_build` marks every scenario failed
 /// without running it (a submission that did not compile).
 pub fn run_batch(
@@ -35,7 +42,7 @@ pub fn run_batch(
     output: &OutputArgs,
     subject_name: &str,
     notes: Vec<String>,
-    make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
+    executor: Executor<'_>,
     failed_build: Option<FailureKind>,
 ) -> u8 {
     let started = Instant::now();
@@ -68,7 +75,12 @@ pub fn run_batch(
             .map(|f| runner::not_run(f, kind.clone()))
             .inspect(&mut show)
             .collect(),
-        None => runner::run_all(&found, jobs, make_subject, &store, mode, show),
+        None => match executor {
+            Executor::Subjects(make_subject) => {
+                runner::run_all(&found, jobs, make_subject, &store, mode, show)
+            }
+            Executor::Each(run) => runner::run_pool(&found, jobs, &|| (), |_, f| run(f), show),
+        },
     };
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();

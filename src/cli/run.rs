@@ -2,7 +2,7 @@
 //! engine, compared with their snapshots, optionally writing new ones.
 
 use super::args::{OutputArgs, ScenarioArgs};
-use super::batch::run_batch;
+use super::batch::{Executor, run_batch};
 use chessgrade::runner::SnapshotMode;
 use chessgrade::subject::{EngineSubject, Subject};
 
@@ -19,7 +19,7 @@ pub fn run(scenarios: &ScenarioArgs, update: bool, accept: bool, output: &Output
         output,
         "reference engine",
         Vec::new(),
-        &engine,
+        Executor::Subjects(&engine),
         None,
     )
 }
