@@ -245,3 +245,93 @@ fn engine_options_after_the_command_are_chessgrades() {
     ]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The bundled CUHK scenarios that start from the start position (the only
+/// one the CUHK program can play).
+const CUHK: &[&str] = &[
+    "scenarios/cuhk/console",
+    "scenarios/cuhk/game-over",
+    "scenarios/cuhk/notation",
+    "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
+];
+
+fn cuhk_failures(mutant: &str) -> (Vec<(String, String)>, String) {
+    let dir = upload("cuhk_chess.py", mutant);
+    let (code, report, text) = grade(dir.path(), CUHK, &[]);
+    assert_eq!(code, 1, "{mutant}: {text}");
+    let failed = verdicts(&report)
+        .into_iter()
+        .filter(|(_, s, _)| s != "pass")
+        .map(|(n, _, c)| (n, c.unwrap_or_default()))
+        .collect();
+    (failed, text)
+}
+
+#[test]
+fn cuhk_correct_program_passes_every_start_position_scenario() {
+    let dir = upload("cuhk_chess.py", "");
+    let (code, report, text) = grade(dir.path(), CUHK, &[]);
+    assert_eq!(code, 0, "{text}");
+    let v = verdicts(&report);
+    assert_eq!(v.len(), 4, "{v:?}");
+    assert!(v.iter().all(|(_, s, _)| s == "pass"), "{v:?}");
+}
+
+#[test]
+fn cuhk_wrong_message_fails_every_scenario_with_a_refusal() {
+    let (failed, text) = cuhk_failures("wrong-message");
+    let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "cuhk/console/invalid_inputs_then_a_pawn_capture_and_z0_z0.txt",
+            "cuhk/game-over/sample_run_black_bishop_takes_the_ignored_king.txt",
+            "cuhk/notation/lower_case_z0_is_an_off_board_move.txt",
+        ],
+        "{text}"
+    );
+    assert!(failed.iter().all(|(_, c)| c == "wrong_output"));
+    assert!(text.contains("input sent: E2 E4"), "{text}");
+}
+
+#[test]
+fn cuhk_game_that_goes_on_after_a_king_capture_fails_there() {
+    let (failed, text) = cuhk_failures("king-capture-goes-on");
+    assert_eq!(
+        failed,
+        vec![(
+            "cuhk/game-over/sample_run_black_bishop_takes_the_ignored_king.txt".to_string(),
+            "wrong_output".to_string()
+        )],
+        "{text}"
+    );
+    assert!(text.contains("input sent: B5 E8"), "{text}");
+    assert!(text.contains("Black wins!"), "{text}");
+}
+
+#[test]
+fn cuhk_loop_at_end_of_input_is_stopped_and_classified() {
+    // It ignores `Z0 Z0` and asks on at end of file; the sample run ends
+    // with a king's capture instead, so that one passes.
+    let (failed, text) = cuhk_failures("loop-at-eof");
+    assert_eq!(failed.len(), 3, "{text}");
+    assert!(
+        failed.iter().all(|(n, _)| !n.contains("game-over")),
+        "{failed:?}"
+    );
+    assert!(
+        failed.iter().all(|(_, c)| c == "did_not_exit"),
+        "{failed:?}"
+    );
+}
+
+#[test]
+fn cuhk_setup_other_than_the_start_is_not_gradable() {
+    let dir = upload("cuhk_chess.py", "");
+    let (code, _, text) = grade(dir.path(), &["scenarios/cuhk/stop"], &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("always starts from the start position"),
+        "{text}"
+    );
+}

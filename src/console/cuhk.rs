@@ -88,6 +88,10 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
                 (t.stop.clone(), vec![winner_line(&game, t)])
             }
             StepKind::Status | StepKind::Score => continue,
+            // After the end the reference's machine player forfeits: nothing happens.
+            StepKind::Machine { .. } if ended => continue,
+            // An undo with nothing to take back changes nothing either.
+            StepKind::Undo if ended && !game.undo() => continue,
             other => {
                 return Err(not(
                     line,

@@ -289,22 +289,32 @@ pub fn strip_ansi(s: &str) -> String {
 /// Splits output at every occurrence of any of `prompts`: the text before
 /// the first prompt, then the text after each.
 pub fn split_at_prompts<'a>(text: &'a str, prompts: &[String]) -> Vec<&'a str> {
+    // Each prompt's next occurrence at or after the cursor, searched again
+    // only once the cursor passes it (linear in the text, however many
+    // prompts a looping program prints).
+    let find = |p: &String, from: usize| {
+        (!p.is_empty())
+            .then(|| text[from..].find(p.as_str()).map(|i| from + i))
+            .flatten()
+    };
+    let mut next: Vec<Option<usize>> = prompts.iter().map(|p| find(p, 0)).collect();
     let mut chunks = Vec::new();
-    let mut rest = text;
+    let mut cursor = 0;
     loop {
-        let next = prompts
+        let best = next
             .iter()
-            .filter(|p| !p.is_empty())
-            .filter_map(|p| rest.find(p.as_str()).map(|i| (i, p.len())))
+            .enumerate()
+            .filter_map(|(k, at)| at.map(|at| (at, prompts[k].len())))
             .min();
-        match next {
-            Some((i, len)) => {
-                chunks.push(&rest[..i]);
-                rest = &rest[i + len..];
-            }
-            None => {
-                chunks.push(rest);
-                return chunks;
+        let Some((at, len)) = best else {
+            chunks.push(&text[cursor..]);
+            return chunks;
+        };
+        chunks.push(&text[cursor..at]);
+        cursor = at + len;
+        for (k, p) in prompts.iter().enumerate() {
+            if next[k].is_some_and(|n| n < cursor) {
+                next[k] = find(p, cursor);
             }
         }
     }
