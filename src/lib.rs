@@ -8,6 +8,7 @@
 //! [`snapshot`] → [`report`] prints. The binary is a thin CLI over this.
 
 pub mod compare;
+pub mod console;
 pub mod domain;
 pub mod engine;
 pub mod report;

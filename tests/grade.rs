@@ -224,7 +224,7 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
 fn a_garbage_answering_engine_in_another_language_is_malformed() {
     let engine = fixture("hostile-garbage/engine.py");
     let Some((code, report)) = grade_course(
-        &["--engine", "python3", engine.to_str().unwrap()],
+        &["--engine", "--", "python3", engine.to_str().unwrap()],
         &["part2_4x4_1.txt"],
         &[],
     ) else {
@@ -284,7 +284,7 @@ fn submissions_run_in_a_fresh_empty_directory() {
     )
     .unwrap();
     let Some((_, report)) = grade_course(
-        &["--engine", "python3", engine.to_str().unwrap()],
+        &["--engine", "--", "python3", engine.to_str().unwrap()],
         &["part1_4x4_1.txt"],
         &[],
     ) else {

@@ -131,7 +131,7 @@ fn grade(subject: &[String], limits: &[&str], tmp: &Path) -> Graded {
     args.extend(["--color", "never", "--jobs", "1"].map(String::from));
     args.extend(limits.iter().map(|s| s.to_string()));
     args.push(dir.join("scenarios").display().to_string());
-    // `--engine` takes every argument after it: the subject comes last.
+    // The engine's command follows `--engine --`: the subject comes last.
     let mut human_args = args.clone();
     human_args.extend(["--format", "json", "--output"].map(String::from));
     human_args.push(json_path.display().to_string());
@@ -155,6 +155,7 @@ fn engine_case(behaviour: &str, limits: &[&str]) -> Graded {
     let mark = marker(behaviour);
     let subject: Vec<String> = vec![
         "--engine".into(),
+        "--".into(),
         "python3".into(),
         hostile_dir().join("engine.py").display().to_string(),
         behaviour.into(),

@@ -14,7 +14,9 @@
 use super::args::{Format, OutputArgs, ScenarioArgs};
 use super::emit::emit;
 use chessgrade::report::{HumanReporter, Report};
-use chessgrade::runner::{self, Discovery, FailureKind, ScenarioResult, SnapshotMode, Summary};
+use chessgrade::runner::{
+    self, Discovery, FailureKind, Found, ScenarioResult, SnapshotMode, Summary,
+};
 use chessgrade::scenario::Diagnostic;
 use chessgrade::snapshot::SnapshotStore;
 use chessgrade::subject::Subject;
@@ -35,6 +37,13 @@ pub fn discover(args: &ScenarioArgs) -> Discovery {
     d
 }
 
+/// What runs each scenario: a subject judged on its trace (one per worker),
+/// or a function that grades a whole scenario itself (a console program).
+pub enum Executor<'a> {
+    Subjects(&'a (dyn Fn() -> Box<dyn Subject> + Sync)),
+    Each(&'a (dyn Fn(&Found) -> ScenarioResult + Sync)),
+}
+
 /// Runs a batch and reports it; `failed_build` marks every scenario failed
 /// without running it (a submission that did not compile).
 pub fn run_batch(
@@ -43,7 +52,7 @@ pub fn run_batch(
     output: &OutputArgs,
     subject_name: &str,
     notes: Vec<String>,
-    make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
+    executor: Executor<'_>,
     failed_build: Option<FailureKind>,
 ) -> u8 {
     run_batch_with(
@@ -52,7 +61,7 @@ pub fn run_batch(
         output,
         subject_name,
         notes,
-        make_subject,
+        executor,
         failed_build,
         &|r| r,
     )
@@ -89,7 +98,7 @@ pub fn run_batch_with(
     output: &OutputArgs,
     subject_name: &str,
     mut notes: Vec<String>,
-    make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
+    executor: Executor<'_>,
     failed_build: Option<FailureKind>,
     adjust: &(dyn Fn(ScenarioResult) -> ScenarioResult + Sync),
 ) -> u8 {
@@ -171,7 +180,12 @@ pub fn run_batch_with(
             .map(|f| runner::not_run(f, kind.clone()))
             .inspect(&mut show)
             .collect(),
-        None => runner::run_all(&found, jobs, make_subject, &store, mode, show),
+        None => match executor {
+            Executor::Subjects(make_subject) => {
+                runner::run_all(&found, jobs, make_subject, &store, mode, show)
+            }
+            Executor::Each(run) => runner::run_pool(&found, jobs, &|| (), |_, f| run(f), show),
+        },
     };
     let results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
     let mut summary = Summary::of(&results);

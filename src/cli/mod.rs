@@ -51,6 +51,8 @@ enum ColorChoice {
     Never,
 }
 
+// Parsed once per run: the size of the biggest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios on the reference engine and compare with the snapshots.
@@ -85,13 +87,32 @@ enum Command {
     Grade {
         #[command(flatten)]
         scenarios: ScenarioArgs,
-        /// A Lab 3 C++ submission folder (headers and .cc files), compiled with the adapter.
-        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
+        /// A submission folder: Lab 3 C++ classes (headers and .cc files, compiled with the
+        /// adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK).
+        #[arg(long, conflicts_with = "engine", required_unless_present_any = ["engine", "program", "command"])]
         submission: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: the program and its arguments
-        /// (put it last, or end its arguments with `;`).
-        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
-        engine: Option<Vec<OsString>>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with = "program")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
+        /// A console program to grade as is (no build); with --submission, the
+        /// program the build makes (instead of the course's `chess`).
+        #[arg(long)]
+        program: Option<PathBuf>,
+        /// Console uploads: a shell command that builds the upload (run in its folder).
+        #[arg(long)]
+        build: Option<String>,
+        /// Console uploads: staff files copied over the upload before building
+        /// (the starter files a student must not change).
+        #[arg(long)]
+        overlay: Option<PathBuf>,
+        /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+        #[arg(long)]
+        console_texts: Option<PathBuf>,
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
@@ -151,10 +172,29 @@ pub fn main() -> u8 {
             scenarios,
             submission,
             engine,
+            command,
+            program,
+            build,
+            overlay,
+            console_texts,
             compiler,
             limits,
             output,
-        } => grade::grade(&scenarios, submission, engine, &compiler, &limits, &output),
+        } => grade::grade(
+            &scenarios,
+            grade::Target {
+                submission,
+                engine,
+                command,
+                program,
+                build,
+                overlay,
+                console_texts,
+            },
+            &compiler,
+            &limits,
+            &output,
+        ),
         Command::Merge {
             reports,
             format,

@@ -5,7 +5,7 @@
 //! goes on.
 
 use super::args::{OutputArgs, ReferenceArgs, ScenarioArgs};
-use super::batch::run_batch_with;
+use super::batch::{Executor, run_batch_with};
 use chessgrade::runner::{SnapshotMode, as_reference_result};
 use chessgrade::subject::{EngineSubject, Subject};
 use std::time::Duration;
@@ -31,7 +31,7 @@ pub fn run(
         output,
         "reference engine",
         Vec::new(),
-        &engine,
+        Executor::Subjects(&engine),
         None,
         &|r| as_reference_result(r, secs),
     )

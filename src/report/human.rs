@@ -6,7 +6,7 @@ use super::board::draw_board;
 use super::sanitize::terminal;
 use crate::compare::{Detail, Mismatch};
 use crate::engine::BoardText;
-use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, Verdict};
+use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
 use colored::Colorize;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -73,6 +73,7 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
             FailureKind::Subject(e) => e.to_string(),
             FailureKind::CompileError(_) => "compile error".to_string(),
+            FailureKind::Transcript(t) => t.problem.to_string(),
         };
         if let FailureKind::CompileError(_) = f.kind {
             writeln!(
@@ -97,6 +98,7 @@ impl<W: Write> HumanReporter<W> {
             }
             FailureKind::CompileError(msg) => self.indented(msg, "        ")?,
             FailureKind::Subject(_) => {}
+            FailureKind::Transcript(t) => self.transcript(t)?,
         }
         if !f.board_before.as_str().is_empty() {
             self.board("board before the step", Some(&f.board_before))?;
@@ -111,6 +113,29 @@ impl<W: Write> HumanReporter<W> {
             if lines.len() > SHOWN {
                 writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
             }
+        }
+        Ok(())
+    }
+
+    fn transcript(&mut self, t: &TranscriptMismatch) -> io::Result<()> {
+        let sent = t
+            .input
+            .as_deref()
+            .map_or("(nothing: the program's start)".into(), |i| {
+                i.lines().collect::<Vec<_>>().join(" ⏎ ")
+            });
+        writeln!(self.out, "        input sent: {}", sent.bold())?;
+        self.items("expected", &t.expected, |s| s.green().to_string())?;
+        self.items("actual", &t.actual, |s| s.red().to_string())?;
+        const SHOWN: usize = 40;
+        let lines: Vec<&str> = t.raw_output.lines().collect();
+        writeln!(self.out, "        the program's output for this command:")?;
+        if lines.is_empty() {
+            writeln!(self.out, "{INDENT}(nothing)")?;
+        }
+        self.indented(&lines[..lines.len().min(SHOWN)].join("\n"), INDENT)?;
+        if lines.len() > SHOWN {
+            writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
         }
         Ok(())
     }

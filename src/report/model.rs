@@ -176,6 +176,7 @@ impl ScenarioRecord {
                     FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
                     FailureKind::Subject(e) => e.to_string(),
                     FailureKind::CompileError(_) => "compile error".to_string(),
+                    FailureKind::Transcript(t) => t.problem.to_string(),
                 };
                 let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
                 let step = f

@@ -18,8 +18,28 @@ pub fn run_all(
     make_subject: &(dyn Fn() -> Box<dyn Subject> + Sync),
     store: &SnapshotStore,
     mode: SnapshotMode,
+    on_result: impl FnMut(&ScenarioResult),
+) -> Vec<ScenarioResult> {
+    run_pool(
+        found,
+        jobs,
+        make_subject,
+        |subject, f| run_one(f, subject.as_mut(), store, mode),
+        on_result,
+    )
+}
+
+/// Runs `run` on every scenario of `found` with up to `jobs` in parallel,
+/// each worker holding one `init()` state (a subject, or nothing); results
+/// are handed to `on_result` in discovery order.
+pub fn run_pool<S>(
+    found: &[Found],
+    jobs: usize,
+    init: &(dyn Fn() -> S + Sync),
+    run: impl Fn(&mut S, &Found) -> ScenarioResult + Sync,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
+    let run = &run;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, ScenarioResult)>();
     let mut results = Vec::with_capacity(found.len());
@@ -28,11 +48,11 @@ pub fn run_all(
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || {
-                let mut subject = make_subject();
+                let mut state = init();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = found.get(i) else { break };
-                    let result = run_one(f, subject.as_mut(), store, mode);
+                    let result = run(&mut state, f);
                     if tx.send((i, result)).is_err() {
                         break;
                     }

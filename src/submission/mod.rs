@@ -1,14 +1,38 @@
 //! Turning a submission folder into something the grader can run.
 //!
 //! Each kind of upload has its own file: `lab3` (the course's C++ classes,
-//! compiled with the protocol adapter). What they share lives here: the
+//! compiled with the protocol adapter) and `console` (a course's whole
+//! interactive program, built with its Makefile, CMake or g++);
+//! [`recognise`] tells them apart. What they share lives here: the
 //! finished [`Build`], the [`BuildError`] classes (a compile error is the
 //! student's result; anything else is a staff-side problem), and running a
 //! build step inside the sandbox.
 
+mod console;
 mod lab3;
 
+pub use console::{BuildKind, ConsoleBuild, build_console, build_kind, is_console_upload};
 pub use lab3::{CppSources, LAB3_ADAPTER, build_cpp, defines_main, find_cpp};
+
+/// The kinds of upload `grade --submission` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UploadKind {
+    /// Lab 3 classes (`ChessBoard.hh` and `.cc` files), driven by the adapter.
+    Lab3,
+    /// A whole console program (Makefile, CMakeLists.txt or `.cpp` files).
+    Console,
+}
+
+/// Which kind of upload `dir` is, if any.
+pub fn recognise(dir: &Path) -> Option<UploadKind> {
+    if find_cpp(dir).is_ok() {
+        Some(UploadKind::Lab3)
+    } else if is_console_upload(dir) {
+        Some(UploadKind::Console)
+    } else {
+        None
+    }
+}
 
 use crate::sandbox::{self, EngineCommand, Limits};
 use std::path::{Path, PathBuf};
