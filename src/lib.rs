@@ -10,10 +10,12 @@
 pub mod compare;
 pub mod domain;
 pub mod engine;
+pub mod r#gen;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod scenario;
+pub mod shrink;
 pub mod snapshot;
 pub mod subject;
 pub mod submission;

@@ -10,10 +10,12 @@
 mod args;
 mod batch;
 mod emit;
+mod r#gen;
 mod grade;
 mod merge;
 mod perft;
 mod run;
+mod shrink;
 mod trace;
 
 use args::{LimitArgs, OutputArgs, ScenarioArgs};
@@ -108,6 +110,38 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: chessgrade::engine::RuleSetId,
     },
+    /// Generate a suite of scenarios with their snapshots from seeded random play
+    /// of the reference engine (see docs/gen.md).
+    #[command(
+        after_help = "Writes OUT/scenarios/<rules>/*.txt, OUT/snapshots/*.snap and OUT/coverage.txt; \
+run them with `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots OUT/snapshots`. \
+Exit codes: 0 written; 2 bad options or a write error."
+    )]
+    Gen {
+        /// The rule set: lab3, standard, cuhk or jhu.
+        #[arg(long)]
+        rules: chessgrade::engine::RuleSetId,
+        /// How many scenarios.
+        #[arg(long)]
+        count: usize,
+        /// The seed: the same seed (and version) gives the same bytes.
+        #[arg(long)]
+        seed: u64,
+        /// One board size for all, ROWSxCOLS (default: lab3 varies it; the others 8x8).
+        #[arg(long, value_parser = r#gen::parse_size)]
+        size: Option<chessgrade::domain::Dims>,
+        /// Steps per scenario (default: lab3 6, standard and jhu 10, cuhk 16).
+        #[arg(long)]
+        steps: Option<usize>,
+        /// Setup kinds and their weights, e.g. start=1,random=1,motif=4 (default start=2,random=1,motif=3; cuhk start only).
+        #[arg(long)]
+        mix: Option<chessgrade::r#gen::Mix>,
+        /// Replace a suite of the same rule set already in OUT.
+        #[arg(long)]
+        force: bool,
+        /// The folder to write to.
+        out: PathBuf,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -143,6 +177,16 @@ pub fn main() -> u8 {
             limits,
             output,
         } => grade::grade(&scenarios, submission, engine, &compiler, &limits, &output),
+        Command::Gen {
+            rules,
+            count,
+            seed,
+            size,
+            steps,
+            mix,
+            force,
+            out,
+        } => r#gen::run(rules, count, seed, size, steps, mix, &out, force),
         Command::Merge {
             reports,
             format,
