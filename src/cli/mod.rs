@@ -142,6 +142,35 @@ Exit codes: 0 written; 2 bad options or a write error."
         /// The folder to write to.
         out: PathBuf,
     },
+    /// Shrink a scenario on which a submission fails to a small one that still
+    /// fails the same way; print it and its first mismatch.
+    #[command(
+        after_help = "Expected answers for each smaller candidate come from the reference engine. \
+Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
+2 usage error, unreadable scenario, or a submission that cannot be built or run."
+    )]
+    Shrink {
+        /// The failing scenario file.
+        file: PathBuf,
+        /// A Lab 3 C++ submission folder, compiled once with the adapter.
+        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
+        submission: Option<PathBuf>,
+        /// Any engine speaking docs/protocol.md: the program and its arguments
+        /// (put it last, or end its arguments with `;`).
+        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
+        engine: Option<Vec<OsString>>,
+        /// The C++ compiler for --submission.
+        #[arg(long, default_value = "g++")]
+        compiler: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Candidates to try at most (each is one run of the submission).
+        #[arg(long, default_value_t = 2000)]
+        max_runs: usize,
+        /// Write the minimal scenario here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -187,6 +216,23 @@ pub fn main() -> u8 {
             force,
             out,
         } => r#gen::run(rules, count, seed, size, steps, mix, &out, force),
+        Command::Shrink {
+            file,
+            submission,
+            engine,
+            compiler,
+            limits,
+            max_runs,
+            output,
+        } => shrink::run(
+            &file,
+            submission,
+            engine,
+            &compiler,
+            &limits,
+            max_runs,
+            output.as_deref(),
+        ),
         Command::Merge {
             reports,
             format,
