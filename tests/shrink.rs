@@ -59,9 +59,12 @@ fn a_king_safety_bug_shrinks_to_a_king_a_checker_and_one_scan() {
     assert_eq!(s.placements.len(), 2, "{stdout}");
     assert_eq!(s.steps.len(), 1);
     assert_eq!(s.steps[0].kind, chessgrade::scenario::StepKind::IsValidScan);
-    assert!(s.dims.rows() <= 4 && s.dims.cols() <= 4, "{stdout}");
-    let roles: Vec<char> = s.placements.iter().map(|p| p.role.letter()).collect();
-    assert!(roles.contains(&'k'), "{stdout}");
+    // Reviewed: the king may not step onto b's diagonal (1 1); the mutant lets it.
+    assert_eq!(
+        std::fs::read_to_string(&minimal).unwrap(),
+        "1\n2 3\nw k 1 0\nb b 0 2\n~\nisValidScan\n"
+    );
+    assert!(stdout.contains("6x6 -> 2x3 board"), "{stdout}");
     // The minimal scenario fails on the mutant and passes on the correct submission.
     for (name, code) in [("lab3-mutant-no-king-safety", 1), ("lab3-correct", 0)] {
         let o = chessgrade(&[
