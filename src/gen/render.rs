@@ -7,7 +7,6 @@
 use crate::domain::{Color, Piece};
 use crate::engine::RuleSetId;
 use crate::scenario::{Scenario, Visibility};
-use crate::subject::Setup;
 use std::fmt::Write;
 
 /// The scenario's text, with `comments` as `//` lines at the top. A JHU
@@ -95,10 +94,4 @@ fn picture(out: &mut String, scenario: &Scenario, turn: Color) {
     }
     out.push(turn.letter());
     out.push('\n');
-}
-
-/// The setup's starting position is valid (used before rendering a
-/// candidate whose FEN was edited).
-pub fn setup_is_valid(scenario: &Scenario) -> bool {
-    Setup::of(scenario).initial_position().is_ok()
 }
