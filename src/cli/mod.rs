@@ -10,10 +10,12 @@
 mod args;
 mod batch;
 mod emit;
+mod r#gen;
 mod grade;
 mod merge;
 mod perft;
 mod run;
+mod shrink;
 mod trace;
 
 use args::{InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs};
@@ -136,6 +138,67 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: chessgrade::engine::RuleSetId,
     },
+    /// Generate a suite of scenarios with their snapshots from seeded random play
+    /// of the reference engine (see docs/gen.md).
+    #[command(
+        after_help = "Writes OUT/scenarios/<rules>/*.txt, OUT/snapshots/*.snap and OUT/coverage.txt; \
+run them with `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots OUT/snapshots`. \
+Exit codes: 0 written; 2 bad options or a write error."
+    )]
+    Gen {
+        /// The rule set: lab3, standard, cuhk or jhu.
+        #[arg(long)]
+        rules: chessgrade::engine::RuleSetId,
+        /// How many scenarios.
+        #[arg(long)]
+        count: usize,
+        /// The seed: the same seed (and version) gives the same bytes.
+        #[arg(long)]
+        seed: u64,
+        /// One board size for all, ROWSxCOLS (default: lab3 varies it; the others 8x8).
+        #[arg(long, value_parser = r#gen::parse_size)]
+        size: Option<chessgrade::domain::Dims>,
+        /// Steps per scenario (default: lab3 6, standard and jhu 10, cuhk 16).
+        #[arg(long)]
+        steps: Option<usize>,
+        /// Setup kinds and their weights, e.g. start=1,random=1,motif=4 (default start=2,random=1,motif=3; cuhk start only).
+        #[arg(long)]
+        mix: Option<chessgrade::r#gen::Mix>,
+        /// Replace a suite of the same rule set already in OUT.
+        #[arg(long)]
+        force: bool,
+        /// The folder to write to.
+        out: PathBuf,
+    },
+    /// Shrink a scenario on which a submission fails to a small one that still
+    /// fails the same way; print it and its first mismatch.
+    #[command(
+        after_help = "Expected answers for each smaller candidate come from the reference engine. \
+Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
+2 usage error, unreadable scenario, or a submission that cannot be built or run."
+    )]
+    Shrink {
+        /// The failing scenario file.
+        file: PathBuf,
+        /// A Lab 3 C++ submission folder, compiled once with the adapter.
+        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
+        submission: Option<PathBuf>,
+        /// Any engine speaking docs/protocol.md: the program and its arguments
+        /// (put it last, or end its arguments with `;`).
+        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
+        engine: Option<Vec<OsString>>,
+        /// The C++ compiler for --submission.
+        #[arg(long, default_value = "g++")]
+        compiler: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Candidates to try at most (each is one run of the submission).
+        #[arg(long, default_value_t = 2000)]
+        max_runs: usize,
+        /// Write the minimal scenario here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -194,6 +257,33 @@ pub fn main() -> u8 {
             &compiler,
             &limits,
             &output,
+        ),
+        Command::Gen {
+            rules,
+            count,
+            seed,
+            size,
+            steps,
+            mix,
+            force,
+            out,
+        } => r#gen::run(rules, count, seed, size, steps, mix, &out, force),
+        Command::Shrink {
+            file,
+            submission,
+            engine,
+            compiler,
+            limits,
+            max_runs,
+            output,
+        } => shrink::run(
+            &file,
+            submission,
+            engine,
+            &compiler,
+            &limits,
+            max_runs,
+            output.as_deref(),
         ),
         Command::Merge {
             reports,
