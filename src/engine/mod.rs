@@ -18,15 +18,18 @@
 //! testing every (from, to) pair, which would be quartic in the board side.
 
 mod attacks;
+mod bitmoves;
 mod board;
 mod fen;
 mod game;
+mod geometry;
 mod movegen;
 mod notation;
 mod perft;
 mod position;
 mod refusal;
 mod rules;
+mod squareset;
 
 pub use board::{Board, BoardText};
 pub use fen::{FenError, START_FEN};

@@ -10,6 +10,7 @@
 //! kings (Lab 3 allows it) must keep each of them safe.
 
 use super::attacks::{attacked_ignoring, attacking_pawns, is_attacked, rays, shape};
+use super::bitmoves;
 use super::board::Board;
 use super::position::{CastleSide, CastlingRights, home_row};
 use super::rules::{Castling, RuleSet};
@@ -174,8 +175,56 @@ pub(super) enum Scope {
 }
 
 /// The legal moves of the pieces of `colors` within `scope`, appended to
-/// `out`. `board` is used as a scratch pad and restored.
+/// `out`. `board` is used as a scratch pad and restored. Whole-board scopes
+/// go to the set-based generator where it applies ([`fast_legal_moves`]).
 pub(super) fn legal_moves(
+    board: &mut Board,
+    ctx: Context,
+    colors: &[Color],
+    scope: Scope,
+    out: &mut Vec<Move>,
+) {
+    if !fast_legal_moves(board, ctx, colors, scope, out) {
+        mailbox_legal_moves(board, ctx, colors, scope, out);
+    }
+}
+
+/// [`legal_moves`] by the set-based generator ([`bitmoves`]), which needs
+/// no scratch board; `false`, with nothing appended, where it declines
+/// (boards over 128 squares, a side with several kings, moving Mystery
+/// pieces, a single piece's moves). Sorting by (from, to) is stable, so
+/// promotions stay in the rules' order and a castling after the king's
+/// plain move to the same square, as the mailbox path lists them.
+pub(super) fn fast_legal_moves(
+    board: &Board,
+    ctx: Context,
+    colors: &[Color],
+    scope: Scope,
+    out: &mut Vec<Move>,
+) -> bool {
+    if matches!(scope, Scope::FromTo(..)) {
+        return false;
+    }
+    let start = out.len();
+    if !bitmoves::generate(board, ctx, colors, &mut bitmoves::Collect(out)) {
+        return false;
+    }
+    if scope == Scope::AllSorted {
+        out[start..].sort_by_key(|mv| (mv.from, mv.to));
+    }
+    true
+}
+
+/// How many legal moves `color` has, counted without being listed, where
+/// the set-based generator applies.
+pub(super) fn count_legal_moves(board: &Board, ctx: Context, color: Color) -> Option<u64> {
+    let mut count = bitmoves::Count(0);
+    bitmoves::generate(board, ctx, &[color], &mut count).then_some(count.0)
+}
+
+/// [`legal_moves`] by the mailbox: every piece's moves by shape, then the
+/// king-safety filter. Serves every board and rule set.
+pub(super) fn mailbox_legal_moves(
     board: &mut Board,
     ctx: Context,
     colors: &[Color],

@@ -208,6 +208,11 @@ impl Position {
         self.rules = rules;
     }
 
+    #[cfg(test)]
+    pub(super) fn board_mut_for_tests(&mut self) -> &mut Board {
+        &mut self.board
+    }
+
     pub fn board(&self) -> &Board {
         &self.board
     }
@@ -278,7 +283,7 @@ impl Position {
         self.untouched[self.dims().index(sq)]
     }
 
-    fn context(&self) -> Context<'_> {
+    pub(super) fn context(&self) -> Context<'_> {
         Context {
             rules: &self.rules,
             en_passant: self.en_passant,
@@ -308,11 +313,14 @@ impl Position {
         movegen::legal_moves(board, ctx, &[*turn], Scope::All, out);
     }
 
-    /// The legal moves of `colors` within `scope`, on a copy of the board.
+    /// The legal moves of `colors` within `scope`: by the set-based
+    /// generator where it applies, else on a copy of the board.
     fn generate_on_copy(&self, colors: &[Color], scope: Scope) -> Vec<Move> {
-        let mut scratch = self.board.clone();
         let mut out = Vec::with_capacity(64);
-        movegen::legal_moves(&mut scratch, self.context(), colors, scope, &mut out);
+        if !movegen::fast_legal_moves(&self.board, self.context(), colors, scope, &mut out) {
+            let mut scratch = self.board.clone();
+            movegen::legal_moves(&mut scratch, self.context(), colors, scope, &mut out);
+        }
         out
     }
 
@@ -540,6 +548,11 @@ impl Position {
         let Some((moves, deeper)) = buffers.split_first_mut() else {
             return 1;
         };
+        if depth == 1
+            && let Some(n) = movegen::count_legal_moves(&self.board, self.context(), self.turn)
+        {
+            return n;
+        }
         moves.clear();
         self.generate(moves);
         if depth == 1 {
