@@ -143,7 +143,8 @@ impl<'a, S: SquareSet> Side<'a, S> {
     }
 
     /// Is square `i` attacked by a piece of `attackers` (a subset of the
-    /// enemy), with `occupied` blocking the sliders?
+    /// enemy), with `occupied` blocking the sliders? A slider's line is
+    /// scanned only when one stands on it on an empty board.
     #[inline]
     fn attacked(&self, i: usize, occupied: S, attackers: S) -> bool {
         let (g, role) = (self.g, &self.sets.role);
@@ -154,22 +155,29 @@ impl<'a, S: SquareSet> Side<'a, S> {
             return true;
         }
         let queens = role[Role::Queen as usize];
-        let rooks = (role[Role::Rook as usize] | queens) & attackers;
-        let bishops = (role[Role::Bishop as usize] | queens) & attackers;
+        let rooks = (role[Role::Rook as usize] | queens) & attackers & g.rook_rays(i);
+        let bishops = (role[Role::Bishop as usize] | queens) & attackers & g.bishop_rays(i);
         (rooks.any() && (g.rook(i, occupied) & rooks).any())
             || (bishops.any() && (g.bishop(i, occupied) & bishops).any())
     }
 
     /// The enemy pieces attacking square `i`.
     fn attackers(&self, i: usize) -> S {
-        let (g, role, occ) = (self.g, &self.sets.role, self.occupied);
+        let (g, role, occ, them) = (self.g, &self.sets.role, self.occupied, self.them);
         let queens = role[Role::Queen as usize];
-        ((g.knight(i) & role[Role::Knight as usize])
+        let mut found = ((g.knight(i) & role[Role::Knight as usize])
             | (g.king(i) & role[Role::King as usize])
-            | (g.pawn_attacks(self.color, i) & role[Role::Pawn as usize])
-            | (g.rook(i, occ) & (role[Role::Rook as usize] | queens))
-            | (g.bishop(i, occ) & (role[Role::Bishop as usize] | queens)))
-            & self.them
+            | (g.pawn_attacks(self.color, i) & role[Role::Pawn as usize]))
+            & them;
+        let rooks = (role[Role::Rook as usize] | queens) & them & g.rook_rays(i);
+        if rooks.any() {
+            found |= g.rook(i, occ) & rooks;
+        }
+        let bishops = (role[Role::Bishop as usize] | queens) & them & g.bishop_rays(i);
+        if bishops.any() {
+            found |= g.bishop(i, occ) & bishops;
+        }
+        found
     }
 
     fn generate<K: Sink<S>>(&self, sink: &mut K) {
@@ -241,9 +249,12 @@ impl<'a, S: SquareSet> Side<'a, S> {
     fn pinned(&self, king: usize) -> S {
         let (g, role) = (self.g, &self.sets.role);
         let queens = role[Role::Queen as usize];
-        let snipers = ((g.rook(king, self.them) & (role[Role::Rook as usize] | queens))
-            | (g.bishop(king, self.them) & (role[Role::Bishop as usize] | queens)))
-            & self.them;
+        let rooks = (role[Role::Rook as usize] | queens) & self.them & g.rook_rays(king);
+        let bishops = (role[Role::Bishop as usize] | queens) & self.them & g.bishop_rays(king);
+        if (rooks | bishops).is_empty() {
+            return S::EMPTY;
+        }
+        let snipers = (g.rook(king, self.them) & rooks) | (g.bishop(king, self.them) & bishops);
         let mut pinned = S::EMPTY;
         for sniper in snipers.members() {
             let between = g.between(king, sniper) & self.occupied;

@@ -15,12 +15,31 @@ use std::fmt;
 /// A rectangular board of optional pieces, row-major. It also knows how a
 /// Mystery piece moves, so that attack queries, which see only the board,
 /// count Mystery attackers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Board {
     dims: Dims,
     squares: Vec<Option<Piece>>,
     mystery: Option<MysteryShape>,
     sets: SetIndex,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            dims: self.dims,
+            squares: self.squares.clone(),
+            mystery: self.mystery,
+            sets: self.sets.clone(),
+        }
+    }
+
+    /// Reuses the square vector (a scratch board refilled per call).
+    fn clone_from(&mut self, source: &Board) {
+        self.dims = source.dims;
+        self.squares.clone_from(&source.squares);
+        self.mystery = source.mystery;
+        self.sets = source.sets.clone();
+    }
 }
 
 /// The board's pieces as square sets, in the widest word the board fits.
@@ -49,6 +68,17 @@ impl<S: SquareSet> Sets<S> {
             geo: S::geometry(dims),
             color: [S::EMPTY; 2],
             role: [S::EMPTY; 7],
+        }
+    }
+
+    /// Square `i` changes from `old` to `new`.
+    #[inline(always)]
+    fn replace(&mut self, i: usize, old: Option<Piece>, new: Option<Piece>) {
+        if let Some(p) = old {
+            self.toggle(i, p);
+        }
+        if let Some(p) = new {
+            self.toggle(i, p);
         }
     }
 
@@ -118,12 +148,23 @@ impl Board {
     /// Puts `piece` on `sq` (or clears it), returning what stood there.
     #[inline]
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) -> Option<Piece> {
-        let i = self.dims.index(sq);
+        self.set_at(self.dims.index(sq), piece)
+    }
+
+    /// What stands on the square of row-major index `i`.
+    #[inline(always)]
+    pub(super) fn at(&self, i: usize) -> Option<Piece> {
+        self.squares[i]
+    }
+
+    /// [`Board::set`] by row-major index: the one place squares change.
+    #[inline(always)]
+    pub(super) fn set_at(&mut self, i: usize, piece: Option<Piece>) -> Option<Piece> {
         let old = std::mem::replace(&mut self.squares[i], piece);
         match &mut self.sets {
             SetIndex::Mailbox => {}
-            SetIndex::Word(sets) => old.into_iter().chain(piece).for_each(|p| sets.toggle(i, p)),
-            SetIndex::Wide(sets) => old.into_iter().chain(piece).for_each(|p| sets.toggle(i, p)),
+            SetIndex::Word(sets) => sets.replace(i, old, piece),
+            SetIndex::Wide(sets) => sets.replace(i, old, piece),
         }
         old
     }

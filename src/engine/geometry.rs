@@ -42,6 +42,10 @@ pub(super) struct Geometry<S> {
     /// By colour: the row its pawns promote on.
     pub last_row: [S; 2],
     lines: Vec<[Line<S>; 4]>,
+    /// By square: a rook's and a bishop's squares on an empty board, to
+    /// skip line scans that no enemy slider stands on.
+    rook_rays: Vec<S>,
+    bishop_rays: Vec<S>,
 }
 
 impl<S: SquareSet> Geometry<S> {
@@ -99,7 +103,7 @@ impl<S: SquareSet> Geometry<S> {
             }
             set
         };
-        let lines = squares
+        let lines: Vec<[Line<S>; 4]> = squares
             .iter()
             .map(|&sq| {
                 LINE_STEPS.map(|(dr, dc)| {
@@ -127,6 +131,8 @@ impl<S: SquareSet> Geometry<S> {
             pawn_push,
             start_row: [row_set(1), row_set(rows - 2)],
             last_row: [row_set(rows - 1), row_set(0)],
+            rook_rays: lines.iter().map(|l| l[0].both | l[1].both).collect(),
+            bishop_rays: lines.iter().map(|l| l[2].both | l[3].both).collect(),
             lines,
             squares,
         }
@@ -176,6 +182,18 @@ impl<S: SquareSet> Geometry<S> {
         let below = (lower & occupied).highest_or_zero();
         let above = upper & occupied;
         both & (above ^ above.minus(below))
+    }
+
+    /// A rook's squares from `i` on an empty board.
+    #[inline(always)]
+    pub(super) fn rook_rays(&self, i: usize) -> S {
+        self.rook_rays[i]
+    }
+
+    /// A bishop's squares from `i` on an empty board.
+    #[inline(always)]
+    pub(super) fn bishop_rays(&self, i: usize) -> S {
+        self.bishop_rays[i]
     }
 
     #[inline(always)]

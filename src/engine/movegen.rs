@@ -107,47 +107,53 @@ pub fn parse_square(dims: Dims, text: &str) -> Option<Square> {
 }
 
 /// Plays `mv` on `board` without any legality check; returns what it captured.
+#[inline]
 pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
-    let piece = board.set(mv.from, None);
+    let dims = board.dims();
+    let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+    let piece = board.set_at(from, None);
     match mv.kind {
-        MoveKind::Normal | MoveKind::DoubleStep => board.set(mv.to, piece),
+        MoveKind::Normal | MoveKind::DoubleStep => board.set_at(to, piece),
         MoveKind::EnPassant { captured } => {
-            board.set(mv.to, piece);
-            board.set(captured, None)
+            board.set_at(to, piece);
+            board.set_at(dims.index(captured), None)
         }
-        MoveKind::Promotion(role) => board.set(mv.to, piece.map(|p| Piece::new(p.color, role))),
+        MoveKind::Promotion(role) => board.set_at(to, piece.map(|p| Piece::new(p.color, role))),
         MoveKind::Castle { rook_from, rook_to } => {
             // In Chess960-like setups the four squares may overlap: lift
             // both pieces before putting either down.
-            let rook = board.set(rook_from, None);
-            board.set(mv.to, piece);
-            board.set(rook_to, rook);
+            let rook = board.set_at(dims.index(rook_from), None);
+            board.set_at(to, piece);
+            board.set_at(dims.index(rook_to), rook);
             None
         }
     }
 }
 
 /// Takes back `mv` played by [`make`], which captured `captured`.
+#[inline]
 pub(super) fn unmake(board: &mut Board, mv: Move, captured: Option<Piece>) {
+    let dims = board.dims();
+    let (from, to) = (dims.index(mv.from), dims.index(mv.to));
     match mv.kind {
         MoveKind::Normal | MoveKind::DoubleStep => {
-            let piece = board.set(mv.to, captured);
-            board.set(mv.from, piece);
+            let piece = board.set_at(to, captured);
+            board.set_at(from, piece);
         }
         MoveKind::EnPassant { captured: at } => {
-            let piece = board.set(mv.to, None);
-            board.set(mv.from, piece);
-            board.set(at, captured);
+            let piece = board.set_at(to, None);
+            board.set_at(from, piece);
+            board.set_at(dims.index(at), captured);
         }
         MoveKind::Promotion(_) => {
-            let piece = board.set(mv.to, captured);
-            board.set(mv.from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
+            let piece = board.set_at(to, captured);
+            board.set_at(from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
         }
         MoveKind::Castle { rook_from, rook_to } => {
-            let rook = board.set(rook_to, None);
-            let king = board.set(mv.to, None);
-            board.set(mv.from, king);
-            board.set(rook_from, rook);
+            let rook = board.set_at(dims.index(rook_to), None);
+            let king = board.set_at(to, None);
+            board.set_at(from, king);
+            board.set_at(dims.index(rook_from), rook);
         }
     }
 }

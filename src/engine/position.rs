@@ -4,6 +4,7 @@
 
 use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
+use super::movelist::MoveList;
 use super::rules::RuleSet;
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
@@ -136,6 +137,27 @@ impl UndoRecord {
     /// The piece the move captured, if any.
     pub fn captured(&self) -> Option<Piece> {
         self.captured
+    }
+}
+
+/// The squares a move empties or fills (from, to, and the rook's from and
+/// to for castling; from and to again otherwise), as squares and indices.
+struct Touched {
+    squares: [Square; 4],
+    indices: [usize; 4],
+}
+
+impl Touched {
+    #[inline(always)]
+    fn of(mv: Move, dims: Dims) -> Touched {
+        let squares = match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => [mv.from, mv.to, rook_from, rook_to],
+            _ => [mv.from, mv.to, mv.from, mv.to],
+        };
+        Touched {
+            squares,
+            indices: squares.map(|sq| dims.index(sq)),
+        }
     }
 }
 
@@ -345,6 +367,30 @@ impl Position {
         self.generate_on_copy(&[self.turn], Scope::AllSorted)
     }
 
+    /// The legal moves of the side to move into `out` (cleared first), in
+    /// generation order: the moves of [`Position::legal_moves`] without its
+    /// sort and, once `out` has grown, without an allocation.
+    pub fn legal_moves_into(&self, out: &mut MoveList) {
+        let colors = [self.turn];
+        if !movegen::fast_legal_moves(
+            &self.board,
+            self.context(),
+            &colors,
+            Scope::All,
+            out.cleared(),
+        ) {
+            let (moves, scratch) = out.cleared_with_scratch(&self.board);
+            movegen::legal_moves(scratch, self.context(), &colors, Scope::All, moves);
+        }
+    }
+
+    /// How many legal moves the side to move has (what perft counts on its
+    /// last ply), without listing them where the set-based generator applies.
+    pub fn count_legal_moves(&self) -> u64 {
+        movegen::count_legal_moves(&self.board, self.context(), self.turn)
+            .unwrap_or_else(|| self.legal_moves().len() as u64)
+    }
+
     /// The legal move from `from` to `to` for whoever stands on `from` (if
     /// the rules let it move now). A promotion picks `promotion`, or the
     /// first role the rules list (the queen in standard chess) if `None`.
@@ -392,12 +438,8 @@ impl Position {
     /// it back with [`Position::undo`].
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
-        let rook_squares = match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
-            _ => [mv.from, mv.to],
-        };
-        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
-        let mut record = UndoRecord {
+        let touched = Touched::of(mv, dims);
+        let record = UndoRecord {
             mv,
             captured: None,
             turn: self.turn,
@@ -405,20 +447,19 @@ impl Position {
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
             fullmove_number: self.fullmove_number,
-            untouched: touched.map(|sq| self.untouched[dims.index(sq)]),
+            untouched: touched.indices.map(|i| self.untouched[i]),
         };
-        let mover = self.board.get(mv.from);
-        record.captured = movegen::make(&mut self.board, mv);
-        for sq in touched {
-            self.untouched[dims.index(sq)] = false;
-        }
-
-        if let Some(p) = mover.filter(|p| p.role == Role::King) {
-            self.castling.set(p.color, CastleSide::King, None);
-            self.castling.set(p.color, CastleSide::Queen, None);
+        let mover = self.board.at(touched.indices[0]);
+        let captured = movegen::make(&mut self.board, mv);
+        for i in touched.indices {
+            self.untouched[i] = false;
         }
         if !self.castling.is_empty() {
-            for sq in touched {
+            if let Some(p) = mover.filter(|p| p.role == Role::King) {
+                self.castling.set(p.color, CastleSide::King, None);
+                self.castling.set(p.color, CastleSide::Queen, None);
+            }
+            for sq in touched.squares {
                 self.castling.touch(sq, dims);
             }
         }
@@ -430,7 +471,7 @@ impl Position {
             _ => None,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
-        self.halfmove_clock = if pawn_move || record.captured.is_some() {
+        self.halfmove_clock = if pawn_move || captured.is_some() {
             0
         } else {
             self.halfmove_clock.saturating_add(1)
@@ -439,23 +480,20 @@ impl Position {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = self.turn.opponent();
-        record
+        UndoRecord { captured, ..record }
     }
 
     /// Takes back the last move played, whose record this is: board, turn,
     /// castling rights, en-passant square, clocks and untouched squares are
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
-        let dims = self.dims();
         let mv = record.mv;
         movegen::unmake(&mut self.board, mv, record.captured);
-        let rook_squares = match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
-            _ => [mv.from, mv.to],
-        };
-        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
-        for (sq, was) in touched.into_iter().zip(record.untouched).rev() {
-            self.untouched[dims.index(sq)] = was;
+        let touched = Touched::of(mv, self.dims());
+        // All four were read before the move: where squares coincide
+        // (castling in Chess960-like setups) the values agree.
+        for (i, was) in touched.indices.into_iter().zip(record.untouched) {
+            self.untouched[i] = was;
         }
         self.turn = record.turn;
         self.castling = record.castling;
