@@ -110,7 +110,13 @@ pub fn parse_square(dims: Dims, text: &str) -> Option<Square> {
 #[inline]
 pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
     let dims = board.dims();
-    let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+    make_at(board, mv, dims.index(mv.from), dims.index(mv.to))
+}
+
+/// [`make`], given the indices of `mv.from` and `mv.to`.
+#[inline(always)]
+pub(super) fn make_at(board: &mut Board, mv: Move, from: usize, to: usize) -> Option<Piece> {
+    let dims = board.dims();
     let piece = board.set_at(from, None);
     match mv.kind {
         MoveKind::Normal | MoveKind::DoubleStep => board.set_at(to, piece),
@@ -134,7 +140,19 @@ pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
 #[inline]
 pub(super) fn unmake(board: &mut Board, mv: Move, captured: Option<Piece>) {
     let dims = board.dims();
-    let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+    unmake_at(board, mv, captured, dims.index(mv.from), dims.index(mv.to));
+}
+
+/// [`unmake`], given the indices of `mv.from` and `mv.to`.
+#[inline(always)]
+pub(super) fn unmake_at(
+    board: &mut Board,
+    mv: Move,
+    captured: Option<Piece>,
+    from: usize,
+    to: usize,
+) {
+    let dims = board.dims();
     match mv.kind {
         MoveKind::Normal | MoveKind::DoubleStep => {
             let piece = board.set_at(to, captured);

@@ -150,13 +150,16 @@ struct Touched {
 impl Touched {
     #[inline(always)]
     fn of(mv: Move, dims: Dims) -> Touched {
-        let squares = match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => [mv.from, mv.to, rook_from, rook_to],
-            _ => [mv.from, mv.to, mv.from, mv.to],
-        };
-        Touched {
-            squares,
-            indices: squares.map(|sq| dims.index(sq)),
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => Touched {
+                squares: [mv.from, mv.to, rook_from, rook_to],
+                indices: [from, to, dims.index(rook_from), dims.index(rook_to)],
+            },
+            _ => Touched {
+                squares: [mv.from, mv.to, mv.from, mv.to],
+                indices: [from, to, from, to],
+            },
         }
     }
 }
@@ -439,28 +442,35 @@ impl Position {
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
         let touched = Touched::of(mv, dims);
+        let [from, to, rook_from, rook_to] = touched.indices;
+        let untouched = touched.indices.map(|i| self.untouched[i]);
+        let mover = self.board.at(from);
+        let captured = movegen::make_at(&mut self.board, mv, from, to);
+        self.untouched[from] = false;
+        self.untouched[to] = false;
+        self.untouched[rook_from] = false;
+        self.untouched[rook_to] = false;
         let record = UndoRecord {
             mv,
-            captured: None,
+            captured,
             turn: self.turn,
             castling: self.castling,
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
             fullmove_number: self.fullmove_number,
-            untouched: touched.indices.map(|i| self.untouched[i]),
+            untouched,
         };
-        let mover = self.board.at(touched.indices[0]);
-        let captured = movegen::make(&mut self.board, mv);
-        for i in touched.indices {
-            self.untouched[i] = false;
-        }
         if !self.castling.is_empty() {
             if let Some(p) = mover.filter(|p| p.role == Role::King) {
                 self.castling.set(p.color, CastleSide::King, None);
                 self.castling.set(p.color, CastleSide::Queen, None);
             }
+            // Rights name rooks on the home rows: only those squares matter.
+            let last = dims.rows() - 1;
             for sq in touched.squares {
-                self.castling.touch(sq, dims);
+                if sq.row == 0 || sq.row == last {
+                    self.castling.touch(sq, dims);
+                }
             }
         }
         self.en_passant = match mv.kind {
@@ -480,7 +490,7 @@ impl Position {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = self.turn.opponent();
-        UndoRecord { captured, ..record }
+        record
     }
 
     /// Takes back the last move played, whose record this is: board, turn,
@@ -488,13 +498,15 @@ impl Position {
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
         let mv = record.mv;
-        movegen::unmake(&mut self.board, mv, record.captured);
-        let touched = Touched::of(mv, self.dims());
+        let [from, to, rook_from, rook_to] = Touched::of(mv, self.dims()).indices;
+        movegen::unmake_at(&mut self.board, mv, record.captured, from, to);
         // All four were read before the move: where squares coincide
         // (castling in Chess960-like setups) the values agree.
-        for (i, was) in touched.indices.into_iter().zip(record.untouched) {
-            self.untouched[i] = was;
-        }
+        let [was_from, was_to, was_rook_from, was_rook_to] = record.untouched;
+        self.untouched[from] = was_from;
+        self.untouched[to] = was_to;
+        self.untouched[rook_from] = was_rook_from;
+        self.untouched[rook_to] = was_rook_to;
         self.turn = record.turn;
         self.castling = record.castling;
         self.en_passant = record.en_passant;
