@@ -37,6 +37,11 @@ pub(super) struct Geometry<S> {
     pawn_attacks: [Vec<S>; 2],
     /// By colour: the square one step forward (empty past the last row).
     pawn_push: [Vec<S>; 2],
+    /// Every square of the board.
+    pub all: S,
+    /// Every square but those of the first / the last column.
+    pub not_first_col: S,
+    pub not_last_col: S,
     /// By colour: the row its pawns may double-step from.
     pub start_row: [S; 2],
     /// By colour: the row its pawns promote on.
@@ -117,8 +122,20 @@ impl<S: SquareSet> Geometry<S> {
                 })
             })
             .collect();
+        let col_set = |col: u16| {
+            squares
+                .iter()
+                .filter(|sq| sq.col == col)
+                .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)))
+        };
+        let all = squares
+            .iter()
+            .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)));
         Geometry {
             dims,
+            all,
+            not_first_col: all & !col_set(0),
+            not_last_col: all & !col_set(dims.cols() - 1),
             knight: squares
                 .iter()
                 .map(|&sq| set_of(sq, &knight_vectors))
@@ -166,6 +183,28 @@ impl<S: SquareSet> Geometry<S> {
     #[inline(always)]
     pub(super) fn pawn_attacks(&self, color: Color, i: usize) -> S {
         self.pawn_attacks[color as usize][i]
+    }
+
+    /// The squares one row forward of `set`'s, for `color`'s pawns,
+    /// shifted by `cols + dc` (`dc`: -1, 0 or 1 column; the caller keeps
+    /// the squares that would leave the board sideways out of `set`).
+    #[inline(always)]
+    pub(super) fn forward(&self, color: Color, set: S, dc: i32) -> S {
+        let cols = self.dims.cols() as i32;
+        match color {
+            Color::Black => set.up((cols + dc) as u32) & self.all,
+            Color::White => set.down((cols - dc) as u32),
+        }
+    }
+
+    /// How far (in index) one row forward and `dc` columns is for `color`.
+    #[inline(always)]
+    pub(super) fn forward_delta(&self, color: Color, dc: i32) -> isize {
+        let cols = self.dims.cols() as isize;
+        match color {
+            Color::Black => cols + dc as isize,
+            Color::White => -cols + dc as isize,
+        }
     }
 
     /// The square one step forward for a pawn of `color` on `i` (or none).

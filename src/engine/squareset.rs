@@ -41,6 +41,10 @@ pub(super) trait SquareSet:
     fn minus(self, rhs: Self) -> Self;
     /// The highest member of `self ∪ {0}`, as a set.
     fn highest_or_zero(self) -> Self;
+    /// `self << n`, empty when `n` is the width or more.
+    fn up(self, n: u32) -> Self;
+    /// `self >> n`, empty when `n` is the width or more.
+    fn down(self, n: u32) -> Self;
     /// The tables of the board `dims`, built once per size and kept.
     fn geometry(dims: crate::domain::Dims) -> &'static Geometry<Self>;
 
@@ -108,6 +112,16 @@ macro_rules! square_set {
             #[inline(always)]
             fn minus(self, rhs: $t) -> $t {
                 self.wrapping_sub(rhs)
+            }
+
+            #[inline(always)]
+            fn up(self, n: u32) -> $t {
+                self.checked_shl(n).unwrap_or(0)
+            }
+
+            #[inline(always)]
+            fn down(self, n: u32) -> $t {
+                self.checked_shr(n).unwrap_or(0)
             }
 
             #[inline(always)]
