@@ -439,3 +439,63 @@ fn a_missing_submission_folder_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a recognised submission"));
 }
+
+/// Issue 12: a stray global `class ChessPiece;` in a student header compiles
+/// under the adapter as it does in the course's build, and grades right.
+#[test]
+fn a_stray_global_class_in_a_student_header_still_compiles_and_passes() {
+    let dir = fixture("lab3-stray-global-class");
+    let Some((code, report)) = grade_course(
+        &["--submission", dir.to_str().unwrap()],
+        &["part1_4x4_2.txt", "part2_4x4_1.txt", "part3_8x8_9.txt"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(failing(&report), BTreeSet::new(), "{report}");
+    assert_eq!(code, 0);
+}
+
+/// Issue 12: a compile error is shown once (in the notes), starting with the
+/// student's file and line; each scenario names only that first error.
+#[test]
+fn a_compile_error_is_reported_once_with_the_students_file_first() {
+    let dir = fixture("hostile-compile-error");
+    let Some((code, report)) = grade_course(
+        &["--submission", dir.to_str().unwrap()],
+        &["part1_4x4_1.txt", "part1_4x4_2.txt", "part2_4x4_1.txt"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 1);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let full: Vec<&&str> = notes
+        .iter()
+        .filter(|n| n.starts_with("compile error:"))
+        .collect();
+    assert_eq!(full.len(), 1, "{notes:?}");
+    let first_line = full[0].lines().nth(1).unwrap();
+    assert!(
+        first_line.starts_with("RookPiece.cc:13:40: error:"),
+        "{first_line}"
+    );
+    assert!(
+        notes.iter().any(|n| n.starts_with("compile: ")),
+        "the compile time is in the summary notes: {notes:?}"
+    );
+    for s in scenarios(&report) {
+        assert_eq!(s["class"], "compile_error");
+        let details = s["details"].as_str().unwrap();
+        assert!(details.contains("RookPiece.cc:13:40"), "{details}");
+        assert!(
+            !details.contains("In member function"),
+            "the whole compiler output is not copied under each scenario: {details}"
+        );
+    }
+}

@@ -88,6 +88,10 @@ enum Command {
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
+        /// Compiler flags for --submission, one string split at spaces
+        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+        #[arg(long, allow_hyphen_values = true)]
+        cflags: Option<String>,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -140,9 +144,17 @@ pub fn main() -> u8 {
             submission,
             engine,
             compiler,
+            cflags,
             limits,
             output,
-        } => grade::grade(&scenarios, submission, engine, &compiler, &limits, &output),
+        } => grade::grade(
+            &scenarios,
+            submission,
+            engine,
+            (&compiler, cflags.as_deref()),
+            &limits,
+            &output,
+        ),
         Command::Merge {
             reports,
             format,

@@ -8,7 +8,10 @@
 
 mod lab3;
 
-pub use lab3::{CppSources, LAB3_ADAPTER, build_cpp, defines_main, find_cpp};
+pub use lab3::{
+    CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
+    build_cpp, compile_message, defines_main, find_cpp,
+};
 
 use crate::sandbox::{self, EngineCommand, Limits};
 use std::path::{Path, PathBuf};
