@@ -14,6 +14,7 @@ mod grade;
 mod merge;
 mod perft;
 mod run;
+mod serve;
 mod trace;
 
 use args::{LimitArgs, OutputArgs, ScenarioArgs};
@@ -112,6 +113,13 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: chessgrade::engine::RuleSetId,
     },
+    /// Speak the engine protocol (docs/protocol.md, v2 and v1) on stdin/stdout
+    /// with the reference engine.
+    Serve {
+        /// Speak only protocol v1 (the Lab 3 calls, one call per request).
+        #[arg(long)]
+        v1: bool,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -155,6 +163,7 @@ pub fn main() -> u8 {
             &limits,
             &output,
         ),
+        Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
             format,
