@@ -12,6 +12,7 @@ pub mod console;
 pub mod domain;
 pub mod engine;
 pub mod r#gen;
+pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod sandbox;

@@ -36,7 +36,7 @@ pub struct Target {
 pub fn grade(
     args: &ScenarioArgs,
     target: Target,
-    compiler: &str,
+    (compiler, cflags): (&str, Option<&str>),
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
@@ -71,21 +71,39 @@ pub fn grade(
     let (command, name, notes, failed, _build) = match (target.submission, target.engine) {
         (Some(dir), _) => {
             let name = format!("submission {}", dir.display());
-            match submission::build_cpp(&dir, compiler, Duration::from_secs_f64(compile_timeout)) {
-                Ok(build) => (
-                    Some(build.command.clone()),
-                    name,
-                    build.notes.clone(),
-                    None,
-                    Some(build),
-                ),
-                Err(BuildError::Compile(msg)) => (
-                    None,
-                    name,
-                    Vec::new(),
-                    Some(FailureKind::CompileError(msg)),
-                    None,
-                ),
+            let mut options =
+                submission::CppOptions::new(compiler, Duration::from_secs_f64(compile_timeout));
+            if let Some(flags) = cflags {
+                options.cflags = flags.split_whitespace().map(str::to_string).collect();
+            }
+            let started = std::time::Instant::now();
+            let built = submission::build_cpp(&dir, &options);
+            let compiled = format!(
+                "compile: {:.2}s ({} {})",
+                started.elapsed().as_secs_f64(),
+                options.compiler,
+                options.cflags.join(" ")
+            );
+            match built {
+                Ok(build) => {
+                    let mut notes = build.notes.clone();
+                    notes.push(compiled);
+                    (Some(build.command.clone()), name, notes, None, Some(build))
+                }
+                // Reported once, in the notes; each scenario names only the
+                // first error, not 151 copies of the compiler's output.
+                Err(BuildError::Compile(msg)) => {
+                    let first = msg.lines().next().unwrap_or("").to_string();
+                    (
+                        None,
+                        name,
+                        vec![format!("compile error:\n{msg}"), compiled],
+                        Some(FailureKind::CompileError(format!(
+                            "{first}\n(the compiler's whole message is shown once, above the scenarios)"
+                        ))),
+                        None,
+                    )
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     return 2;

@@ -15,6 +15,7 @@ mod grade;
 mod merge;
 mod perft;
 mod run;
+mod serve;
 mod shrink;
 mod trace;
 
@@ -118,6 +119,10 @@ enum Command {
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
+        /// Compiler flags for --submission, one string split at spaces
+        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+        #[arg(long, allow_hyphen_values = true)]
+        cflags: Option<String>,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -199,6 +204,13 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Speak the engine protocol (docs/protocol.md, v2 and v1) on stdin/stdout
+    /// with the reference engine.
+    Serve {
+        /// Speak only protocol v1 (the Lab 3 calls, one call per request).
+        #[arg(long)]
+        v1: bool,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -241,6 +253,7 @@ pub fn main() -> u8 {
             overlay,
             console_texts,
             compiler,
+            cflags,
             limits,
             output,
         } => grade::grade(
@@ -254,7 +267,7 @@ pub fn main() -> u8 {
                 overlay,
                 console_texts,
             },
-            &compiler,
+            (&compiler, cflags.as_deref()),
             &limits,
             &output,
         ),
@@ -285,6 +298,7 @@ pub fn main() -> u8 {
             max_runs,
             output.as_deref(),
         ),
+        Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
             format,

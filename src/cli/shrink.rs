@@ -40,7 +40,13 @@ pub fn run(
     };
     // Built once; the build's folder lives until the end of the shrink.
     let (command, _build) = match (submission, engine) {
-        (Some(dir), _) => match submission::build_cpp(&dir, compiler, Duration::from_secs(300)) {
+        (Some(dir), _) => match submission::build_cpp(
+            &dir,
+            &submission::CppOptions::new(
+                compiler,
+                Duration::from_secs_f64(limit_args.compile_timeout),
+            ),
+        ) {
             Ok(build) => (build.command.clone(), build),
             Err(BuildError::Compile(msg)) => {
                 println!("the submission does not compile, so every scenario fails:\n{msg}");

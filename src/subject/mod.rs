@@ -6,7 +6,7 @@ mod engine;
 mod process;
 
 pub use engine::EngineSubject;
-pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject};
+pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject, WINDOW};
 
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 use crate::engine::{BoardText, FenError, GameStatus, MoveError, Position, RuleSet, Scores};

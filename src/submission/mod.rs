@@ -12,7 +12,10 @@ mod console;
 mod lab3;
 
 pub use console::{BuildKind, ConsoleBuild, build_console, build_kind, is_console_upload};
-pub use lab3::{CppSources, LAB3_ADAPTER, build_cpp, defines_main, find_cpp};
+pub use lab3::{
+    CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
+    build_cpp, compile_message, defines_main, find_cpp,
+};
 
 /// The kinds of upload `grade --submission` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
