@@ -187,8 +187,18 @@ fn mystery_attacks(board: &Board, sq: Square, by: Color, ignore: Option<Square>)
         return false;
     };
     let attacker = Piece::new(by, Role::Mystery);
+    let dims = board.dims();
+    // A straight-line leap needs the squares between empty (`ignore` empty).
+    let path_clear = |(dr, dc): (i32, i32)| match shape.blocked_leap(dr, dc) {
+        None => true,
+        Some(((sr, sc), steps)) => (1..steps).all(|k| {
+            dims.offset(sq, -sr * k, -sc * k)
+                .is_none_or(|between| Some(between) == ignore || board.get(between).is_none())
+        }),
+    };
     shape.vectors().iter().any(|&vector| {
         first_met(board, sq, vector, shape.slides, ignore).is_some_and(|(p, _)| p == attacker)
+            && path_clear(vector)
     })
 }
 

@@ -321,7 +321,18 @@ fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &m
         (None, _, Some(mystery)) => (mystery.vectors(), mystery.slides),
         (None, _, None) => return,
     };
+    let blocked_leap = |dr: i32, dc: i32| {
+        let mystery = board.mystery().filter(|_| piece.role == Role::Mystery)?;
+        let ((sr, sc), steps) = mystery.blocked_leap(dr, dc)?;
+        Some((1..steps).any(|k| {
+            dims.offset(from, sr * k, sc * k)
+                .is_some_and(|sq| board.get(sq).is_some())
+        }))
+    };
     for &(dr, dc) in vectors {
+        if blocked_leap(dr, dc) == Some(true) {
+            continue;
+        }
         let mut at = from;
         while let Some(to) = dims.offset(at, dr, dc) {
             let target = board.get(to);

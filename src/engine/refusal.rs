@@ -157,7 +157,14 @@ impl Position {
     fn path_clear(&self, piece: Piece, from: Square, to: Square) -> bool {
         let line_mover = match piece.role {
             Role::Bishop | Role::Rook | Role::Queen | Role::Pawn => true,
-            Role::Mystery => self.board().mystery().is_some_and(|s| s.slides),
+            // A leap along a straight line may not pass through pieces either.
+            Role::Mystery => self.board().mystery().is_some_and(|s| {
+                let (dr, dc) = (
+                    to.row as i32 - from.row as i32,
+                    to.col as i32 - from.col as i32,
+                );
+                s.slides || s.blocked_leap(dr, dc).is_some()
+            }),
             Role::Knight => false,
             // A castling king's path is the castling's business.
             Role::King => return true,
@@ -303,5 +310,43 @@ mod tests {
         let p = pos(rules, "4m2k/8/8/8/8/8/8/4K3 w - - 0 1");
         assert!(p.in_check());
         assert_eq!(check(&p, "e1", "e2"), Err(MoveError::ExposesCheck));
+    }
+
+    /// The seed: "if the mystery piece's legal move shape is along a
+    /// straight line (horizontal, vertical or diagonal), it will not be
+    /// permitted to move through pieces"; other shapes leap.
+    #[test]
+    fn a_straight_line_mystery_leap_may_not_pass_through_pieces() {
+        let shape = MysteryShape::new(false, &[(0, 2), (2, 2)], 0).unwrap();
+        let rules = RuleSet {
+            mystery: Some(shape),
+            ..RuleSet::jhu()
+        };
+        // Blocked along the row and along the diagonal ...
+        let p = pos(rules, "4k3/8/8/8/8/8/1P6/MP2K3 w - - 0 1");
+        assert_eq!(check(&p, "a1", "c1"), Err(MoveError::PathNotClear));
+        assert_eq!(check(&p, "a1", "c3"), Err(MoveError::PathNotClear));
+        // Only the vertical leap over the empty a2 is left.
+        let from_a1: Vec<String> = p
+            .legal_moves()
+            .into_iter()
+            .filter(|m| (m.from.row, m.from.col) == (7, 0))
+            .map(|m| crate::engine::square_name(p.dims(), m.to))
+            .collect();
+        assert_eq!(from_a1, ["a3"]);
+        // ... free when the square between is empty.
+        let p = pos(rules, "4k3/8/8/8/8/8/8/M3K3 w - - 0 1");
+        assert!(check(&p, "a1", "c1").is_ok());
+        assert!(check(&p, "a1", "c3").is_ok());
+        // Its attacks are blocked the same way: the black king on c1 is in
+        // check from a1 only when b1 is empty.
+        let p = pos(rules, "8/8/8/8/8/8/8/M1k1K3 b - - 0 1");
+        assert!(p.in_check());
+        let p = pos(rules, "8/8/8/8/8/8/8/MPk1K3 b - - 0 1");
+        assert!(!p.in_check());
+        // A camel (1, 3) is not straight: it still leaps.
+        let camel = MysteryShape::new(false, &[(1, 3)], 0).unwrap();
+        assert_eq!(camel.blocked_leap(1, 3), None);
+        assert_eq!(shape.blocked_leap(0, -2), Some(((0, -1), 2)));
     }
 }

@@ -176,7 +176,10 @@ impl PieceValues {
 pub const MYSTERY_MAX_OFFSETS: usize = 8;
 
 /// How the Mystery piece moves (JHU): a leaper jumps by its offsets over
-/// anything; a slider repeats a straight-line offset until blocked. Each
+/// anything — unless an offset lies along a straight line (a row, a column
+/// or a diagonal), which the seed says may never pass through pieces, so
+/// such a leap needs the squares between empty; a slider repeats a
+/// straight-line offset until blocked. Each
 /// offset `(dr, dc)` stands for its eight symmetric variants (signs and
 /// swapped), so a shape is the same for both colours and attacks are found
 /// by walking the offsets backwards, as for the other pieces.
@@ -232,6 +235,17 @@ impl MysteryShape {
     /// Every direction it moves in (the offsets with their symmetric variants).
     pub fn vectors(&self) -> &[(i32, i32)] {
         &self.vectors[..self.len]
+    }
+
+    /// For a leaper's move `(dr, dc)` along a straight line over more than
+    /// one square: the unit step and the number of steps, so the squares
+    /// strictly between can be checked (the seed: a straight-line Mystery
+    /// move may not pass through pieces). `None` for a slider (its walk
+    /// stops at pieces anyway) and for moves that are not straight.
+    pub fn blocked_leap(&self, dr: i32, dc: i32) -> Option<((i32, i32), i32)> {
+        let steps = dr.abs().max(dc.abs());
+        let straight = dr == 0 || dc == 0 || dr.abs() == dc.abs();
+        (!self.slides && straight && steps > 1).then(|| ((dr / steps, dc / steps), steps))
     }
 
     /// Is `(dr, dc)` one of its moves, on an empty board?
