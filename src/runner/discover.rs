@@ -61,7 +61,7 @@ pub fn walk(paths: &[PathBuf], root: &Path) -> Discovery {
                 arg,
                 format!(
                     "cannot read scenario: it is {}, not a regular file",
-                    kind_of(&t)
+                    crate::scenario::file_kind(&t)
                 ),
             )),
             Err(_) if meta.file_type().is_symlink() => d.errors.push(Diagnostic::file(
@@ -117,7 +117,7 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
                     "a symbolic link to a file (links are not followed; name it to run it)"
                         .to_string()
                 }
-                Ok(m) => format!("a symbolic link to {}", kind_of(&m)),
+                Ok(m) => format!("a symbolic link to {}", crate::scenario::file_kind(&m)),
                 Err(e) if e.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32) => {
                     "a symbolic link that loops".to_string()
                 }
@@ -125,32 +125,11 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
             }
         } else {
             match e.metadata() {
-                Ok(m) => format!("{}, not a regular file", kind_of(&m)),
+                Ok(m) => format!("{}, not a regular file", crate::scenario::file_kind(&m)),
                 Err(_) => "not a regular file".to_string(),
             }
         };
         d.skipped.push(format!("skipped {}: {why}", path.display()));
-    }
-}
-
-/// What kind of file this is, for messages: `a FIFO (named pipe)`, ...
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_file() {
-        "a regular file"
-    } else if t.is_dir() {
-        "a folder"
-    } else if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
     }
 }
 

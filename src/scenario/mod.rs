@@ -91,10 +91,19 @@ pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
 }
 
 fn check_kind(meta: &std::fs::Metadata) -> Result<(), String> {
+    match file_kind(meta) {
+        "a regular file" => Ok(()),
+        kind => Err(format!("it is {kind}, not a regular file")),
+    }
+}
+
+/// What kind of file this is, for messages: `a regular file`, `a FIFO
+/// (named pipe)`, `a character device`, ...
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
-    let kind = if t.is_file() {
-        return Ok(());
+    if t.is_file() {
+        "a regular file"
     } else if t.is_dir() {
         "a folder"
     } else if t.is_fifo() {
@@ -107,8 +116,7 @@ fn check_kind(meta: &std::fs::Metadata) -> Result<(), String> {
         "a socket"
     } else {
         "a special file"
-    };
-    Err(format!("it is {kind}, not a regular file"))
+    }
 }
 
 fn check_size(len: u64, max: u64) -> Result<(), String> {
