@@ -128,6 +128,9 @@ pub fn main() -> u8 {
     let cli = Cli::parse();
     setup_color(cli.color);
     match cli.command {
+        Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
+            batch::list(&scenarios)
+        }
         Command::Run {
             scenarios,
             update,
