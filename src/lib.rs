@@ -10,6 +10,7 @@
 pub mod compare;
 pub mod domain;
 pub mod engine;
+pub mod explain;
 pub mod report;
 pub mod runner;
 pub mod sandbox;

@@ -10,6 +10,7 @@
 mod args;
 mod batch;
 mod emit;
+mod explain;
 mod grade;
 mod merge;
 mod perft;
@@ -93,6 +94,40 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Walk one scenario step by step: the source line, what was answered
+    /// against what was expected, and the boards before and after each
+    /// step with the missing (+) and extra (x) squares marked.
+    #[command(
+        after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input."
+    )]
+    Explain {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// A Lab 3 C++ submission folder to explain (default: the reference engine).
+        #[arg(long, conflicts_with = "engine")]
+        submission: Option<PathBuf>,
+        /// Any engine speaking docs/protocol.md (put it last, or end its arguments with `;`).
+        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
+        engine: Option<Vec<OsString>>,
+        /// The C++ compiler for --submission.
+        #[arg(long, default_value = "g++")]
+        compiler: String,
+        /// Show only the step on this scenario line.
+        #[arg(long)]
+        line: Option<u32>,
+        /// Show every step (default: up to the first mismatch).
+        #[arg(long, conflicts_with = "line")]
+        all: bool,
+        /// Letters instead of chess symbols (the default when the locale is not UTF-8).
+        #[arg(long)]
+        ascii: bool,
+        /// Folder holding the expected answers (as for `run`).
+        #[arg(long, default_value = "snapshots")]
+        snapshots: PathBuf,
+        /// Scenario root: snapshot names are paths relative to it.
+        #[arg(long, default_value = "scenarios")]
+        root: PathBuf,
+    },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
         /// The position (standard FEN, or the same shape for other board sizes).
@@ -157,6 +192,27 @@ pub fn main() -> u8 {
             divide,
             rules,
         } => perft::perft(rules, &fen, depth, divide),
+        Command::Explain {
+            scenario,
+            submission,
+            engine,
+            compiler,
+            line,
+            all,
+            ascii,
+            snapshots,
+            root,
+        } => explain::explain_cmd(&explain::ExplainArgs {
+            scenario,
+            submission,
+            engine,
+            compiler,
+            snapshots,
+            root,
+            line,
+            all,
+            ascii,
+        }),
     }
 }
 

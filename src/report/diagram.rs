@@ -36,6 +36,14 @@ impl Coords {
         }
     }
 
+    /// A square's name in these coordinates (`e4`, `E4`, or `4 4` for numbers).
+    pub fn square(self, row: usize, col: usize, rows: usize) -> String {
+        match self {
+            Coords::Numbers => format!("{row} {col}"),
+            _ => format!("{}{}", self.col_label(col), self.row_label(row, rows)),
+        }
+    }
+
     fn col_label(self, col: usize) -> String {
         match self {
             Coords::Numbers => col.to_string(),
