@@ -7,6 +7,7 @@
 //! [`trace`] records the answers → [`compare`] diffs them against the
 //! [`snapshot`] → [`report`] prints. The binary is a thin CLI over this.
 
+pub mod class;
 pub mod compare;
 pub mod domain;
 pub mod engine;

@@ -9,6 +9,7 @@
 
 mod args;
 mod batch;
+mod class;
 mod emit;
 mod explain;
 mod grade;
@@ -80,8 +81,11 @@ enum Command {
         #[command(flatten)]
         scenarios: ScenarioArgs,
         /// A Lab 3 C++ submission folder (headers and .cc files), compiled with the adapter.
-        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
+        #[arg(long, conflicts_with_all = ["engine", "class"], required_unless_present_any = ["engine", "class"])]
         submission: Option<PathBuf>,
+        /// A class: one sub-folder per Lab 3 submission (named after it), graded in parallel.
+        #[arg(long, conflicts_with = "engine", value_name = "DIR")]
+        class: Option<PathBuf>,
         /// Any engine speaking docs/protocol.md: the program and its arguments
         /// (put it last, or end its arguments with `;`).
         #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
@@ -175,11 +179,31 @@ pub fn main() -> u8 {
         Command::Trace { file } => trace::trace(&file),
         Command::Grade {
             scenarios,
+            class: Some(dir),
+            compiler,
+            limits,
+            output,
+            ..
+        } => class::grade_class(&dir, &scenarios, &compiler, &limits, &output),
+        Command::Grade {
+            submission: Some(dir),
+            ..
+        } if chessgrade::class::looks_like_class(&dir) => {
+            eprintln!(
+                "error: {} holds several submission folders; grade them all with `--class {}`",
+                dir.display(),
+                dir.display()
+            );
+            2
+        }
+        Command::Grade {
+            scenarios,
             submission,
             engine,
             compiler,
             limits,
             output,
+            ..
         } => grade::grade(&scenarios, submission, engine, &compiler, &limits, &output),
         Command::Merge {
             reports,

@@ -2,6 +2,7 @@
 //! number they print comes from the runner's results and summary.
 
 mod board;
+pub mod class;
 pub mod diagram;
 pub mod formats;
 pub mod html;
@@ -9,6 +10,7 @@ mod human;
 mod model;
 
 pub use board::draw_board;
+pub use class::ClassReport;
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
