@@ -10,6 +10,7 @@
 mod args;
 mod batch;
 mod class;
+mod completions;
 mod emit;
 mod explain;
 mod grade;
@@ -147,6 +148,13 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: chessgrade::engine::RuleSetId,
     },
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout: `chessgrade man > chessgrade.1`.
+    Man,
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -216,6 +224,8 @@ pub fn main() -> u8 {
             divide,
             rules,
         } => perft::perft(rules, &fen, depth, divide),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man => completions::man(),
         Command::Explain {
             scenario,
             submission,
