@@ -29,8 +29,14 @@ fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
         if let Some(cmd) = line.strip_prefix("$ ") {
             out.extend(current.take());
             current = Some((cmd.to_string(), Vec::new()));
-        } else if let Some((_, lines)) = current.as_mut() {
-            lines.push(line.to_string());
+        } else if let Some((cmd, lines)) = current.as_mut() {
+            // A command continued with `\` on the next line.
+            if lines.is_empty() && cmd.ends_with('\\') {
+                cmd.pop();
+                cmd.push_str(line.trim_start());
+            } else {
+                lines.push(line.to_string());
+            }
         }
     }
     out.into_iter().filter(|(cmd, _)| rerunnable(cmd)).collect()
