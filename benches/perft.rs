@@ -1,73 +1,448 @@
-//! `cargo bench --bench perft`: perft speed on a few standard positions and
-//! one large board, single-threaded. The machine is noisy, so the figure
-//! that matters is the ratio to a peer measured in the same run: the
-//! straightforward perft a client of the public API writes (list the legal
-//! moves, play each, recurse, undo), against the engine's own (one move
-//! buffer per ply, leaves counted without being played).
+//! `cargo bench --bench perft`: the reference engine's perft against peers
+//! measured in the same run, single-threaded, each line a ratio (the
+//! machine is shared and noisy, so absolute speeds move between runs while
+//! ratios hold).
+//!
+//! - 8x8: shakmaty (a dev-dependency), with bulk counting (the last ply's
+//!   moves counted, not played: `shakmaty::perft` and `Position::perft`)
+//!   and without (every leaf played, through each library's public API:
+//!   `legal_moves_into` / `play` / `undo` here, `legal_moves` / clone /
+//!   `play_unchecked` there). Target: at least 0.70x with bulk counting.
+//! - Other sizes: Fairy-Stockfish, the engine that plays chess on any board
+//!   up to 12x10, when it is installed: its native UCI binary
+//!   (`fairy-stockfish`, e.g. Debian's package; `go perft`, bulk counting),
+//!   and its Python binding `pyffish` (`pip install pyffish`; no perft of
+//!   its own, so a small script recurses with `legal_moves` and counts the
+//!   last ply). Either absent: one line says so and the bench goes on.
+//!
+//! Each timing is the best of [`REPEATS`] runs, peers interleaved.
+//! `cargo bench --bench perft -- 8x8` (or `-- sizes`) runs one section.
 
-use chessgrade::engine::{Position, RuleSet, START_FEN};
+use chessgrade::engine::{Castling, MoveList, Position, RoleSet, RuleSet, START_FEN};
+use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// The peer: perft through the public API only.
-fn api_perft(pos: &mut Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
+const REPEATS: usize = 5;
+
+/// The least time of `REPEATS` runs of each of `runs` (interleaved), and
+/// what each returned.
+fn best_of<const N: usize>(runs: [&dyn Fn() -> u64; N]) -> [(u64, f64); N] {
+    let mut best = [(0, f64::INFINITY); N];
+    for _ in 0..REPEATS {
+        for (run, best) in runs.iter().zip(&mut best) {
+            let start = Instant::now();
+            let n = run();
+            *best = (n, best.1.min(start.elapsed().as_secs_f64()));
+        }
     }
+    best
+}
+
+/// Every leaf played, through the public API, one move list per ply.
+fn leaf_perft(pos: &mut Position, lists: &mut [MoveList]) -> u64 {
+    let Some((list, deeper)) = lists.split_first_mut() else {
+        return 1;
+    };
+    pos.legal_moves_into(list);
     let mut nodes = 0;
-    for mv in pos.legal_moves() {
+    for &mv in list.iter() {
         let record = pos.play(mv);
-        nodes += api_perft(pos, depth - 1);
+        nodes += leaf_perft(pos, deeper);
         pos.undo(record);
     }
     nodes
 }
 
-fn timed(f: impl FnOnce() -> u64) -> (u64, f64) {
-    let start = Instant::now();
-    let nodes = f();
-    (nodes, start.elapsed().as_secs_f64())
+fn shakmaty_leaf_perft(pos: &Chess, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            shakmaty_leaf_perft(&child, depth - 1)
+        })
+        .sum()
 }
 
-fn run(name: &str, rules: RuleSet, fen: &str, depth: u32, expected: u64) {
-    let pos = Position::from_fen(rules, fen).expect("bench FENs parse");
-    let (nodes, secs) = timed(|| pos.perft(depth));
-    let (peer_nodes, peer_secs) = timed(|| api_perft(&mut pos.clone(), depth));
-    assert_eq!(nodes, expected, "{name}: perft({depth})");
-    assert_eq!(peer_nodes, expected, "{name}: API perft({depth})");
+fn mps(nodes: u64, secs: f64) -> f64 {
+    nodes as f64 / secs / 1e6
+}
+
+fn eight_by_eight(name: &str, fen: &str, depth: u32, expected: u64) {
+    let ours = Position::from_fen(RuleSet::standard(), fen).expect("bench FENs parse");
+    let theirs: Chess = fen
+        .parse::<Fen>()
+        .expect("shakmaty parses the FEN")
+        .into_position(CastlingMode::Chess960)
+        .expect("a legal position");
+    let [(n, t), (peer_n, peer_t)] =
+        best_of([&|| ours.perft(depth), &|| shakmaty::perft(&theirs, depth)]);
+    assert_eq!((n, peer_n), (expected, expected), "{name}: perft({depth})");
+    let [(leaf_n, leaf_t), (peer_leaf_n, peer_leaf_t)] = best_of([
+        &|| {
+            leaf_perft(
+                &mut ours.clone(),
+                &mut vec![MoveList::new(); depth as usize],
+            )
+        },
+        &|| shakmaty_leaf_perft(&theirs, depth),
+    ]);
+    assert_eq!(
+        (leaf_n, peer_leaf_n),
+        (expected, expected),
+        "{name}: leaves"
+    );
     println!(
-        "{name:<22} depth {depth} {nodes:>9} nodes  perft {:>6.2} M/s  API perft {:>6.2} M/s  ratio {:>5.1}x",
-        nodes as f64 / secs / 1e6,
-        nodes as f64 / peer_secs / 1e6,
-        peer_secs / secs
+        "8x8 {name:<18} depth {depth} {n:>9} leaves | bulk: chessgrade {:>6.1} M/s  shakmaty {:>6.1} M/s  ratio {:>5.2}x | every leaf played: chessgrade {:>5.1} M/s  shakmaty {:>5.1} M/s  ratio {:>5.2}x",
+        mps(n, t),
+        mps(n, peer_t),
+        peer_t / t,
+        mps(n, leaf_t),
+        mps(n, peer_leaf_t),
+        peer_leaf_t / leaf_t,
     );
 }
 
+/// A position on another board size, with Fairy-Stockfish's name for its
+/// rules (a built-in variant, or one defined in [`FSF_VARIANTS`] /
+/// [`PYFFISH_VARIANTS`]).
+struct OtherSize {
+    name: &'static str,
+    fen: &'static str,
+    double_step: bool,
+    promotion: &'static str,
+    variant: &'static str,
+    /// (depth, leaves) for chessgrade and the native engine.
+    deep: (u32, u64),
+    /// (depth, leaves) for pyffish, whose per-call cost is far higher.
+    shallow: (u32, u64),
+}
+
+const OTHER_SIZES: [OtherSize; 5] = [
+    OtherSize {
+        name: "5x5 Gardner",
+        fen: "rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1",
+        double_step: false,
+        promotion: "QRBN",
+        variant: "gardner",
+        deep: (6, 572_874),
+        shallow: (4, 4_775),
+    },
+    OtherSize {
+        name: "6x6 Los Alamos",
+        fen: "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1",
+        double_step: false,
+        promotion: "QRN",
+        variant: "losalamos",
+        deep: (6, 2_549_164),
+        shallow: (4, 14_332),
+    },
+    OtherSize {
+        name: "7x6",
+        fen: "rnbqkbr/ppppppp/7/7/PPPPPPP/RNBQKBR w - - 0 1",
+        double_step: false,
+        promotion: "QRBN",
+        variant: "cg7x6",
+        deep: (6, 2_437_452),
+        shallow: (4, 11_562),
+    },
+    OtherSize {
+        name: "10x8",
+        fen: "rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1",
+        double_step: true,
+        promotion: "QRBN",
+        variant: "cg10x8",
+        deep: (5, 16_604_397),
+        shallow: (3, 19_130),
+    },
+    OtherSize {
+        name: "12x10",
+        fen: "rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1",
+        double_step: true,
+        promotion: "QRBN",
+        variant: "cg12x10",
+        deep: (5, 38_356_054),
+        shallow: (3, 30_314),
+    },
+];
+
+/// The custom sizes for the native binary (Fairy-Stockfish 11's keys).
+const FSF_VARIANTS: &str = "
+[cg7x6:chess]
+maxRank = 6
+maxFile = g
+castling = false
+doubleStep = false
+promotionRank = 6
+startFen = rnbqkbr/ppppppp/7/7/PPPPPPP/RNBQKBR w - - 0 1
+
+[cg10x8:chess]
+maxFile = j
+castling = false
+startFen = rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1
+
+[cg12x10:chess]
+maxRank = 10
+maxFile = l
+castling = false
+promotionRank = 10
+startFen = rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1
+";
+
+/// The same sizes for pyffish (current Fairy-Stockfish's keys).
+const PYFFISH_VARIANTS: &str = "
+[cg7x6:chess]
+maxRank = 6
+maxFile = g
+castling = false
+doubleStep = false
+promotionRegionWhite = *6
+startFen = rnbqkbr/ppppppp/7/7/PPPPPPP/RNBQKBR w - - 0 1
+
+[cg10x8:chess]
+maxFile = j
+castling = false
+startFen = rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1
+
+[cg12x10:chess]
+maxRank = 10
+maxFile = l
+castling = false
+doubleStepRegionWhite = *2
+doubleStepRegionBlack = *9
+promotionRegionWhite = *10
+promotionRegionBlack = *1
+startFen = rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1
+";
+
+/// Reads `variant fen depth` lines on stdin; for each, prints `leaves
+/// seconds` (perft by `legal_moves`, the last ply counted).
+const PYFFISH_SCRIPT: &str = r#"
+import sys, time
+import pyffish as sf
+sf.load_variant_config(sys.argv[1])
+def perft(v, fen, path, d):
+    moves = sf.legal_moves(v, fen, path)
+    if d == 1:
+        return len(moves)
+    return sum(perft(v, fen, path + [m], d - 1) for m in moves)
+for line in sys.stdin:
+    v, d, fen = line.split(" ", 2)
+    t = time.perf_counter()
+    n = perft(v, fen.strip(), [], int(d))
+    print(n, time.perf_counter() - t, flush=True)
+"#;
+
+/// The native binary: `CHESSGRADE_FAIRY_STOCKFISH`, else `fairy-stockfish`
+/// on the path or in `/usr/games` (Debian).
+fn fsf_binary() -> Option<String> {
+    let candidates = std::env::var("CHESSGRADE_FAIRY_STOCKFISH")
+        .into_iter()
+        .chain([
+            "fairy-stockfish".into(),
+            "/usr/games/fairy-stockfish".into(),
+        ]);
+    candidates.into_iter().find(|bin| {
+        Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map(|mut child| {
+                drop(child.stdin.take());
+                child.wait().is_ok()
+            })
+            .unwrap_or(false)
+    })
+}
+
+/// Native `go perft` time (the engine set up first, then timed from the
+/// command to its `Nodes searched` line); `None` if it fails.
+fn fsf_perft(
+    bin: &str,
+    variants: &str,
+    variant: &str,
+    fen: &str,
+    depth: u32,
+) -> Option<(u64, f64)> {
+    let mut child = Command::new(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let mut lines = BufReader::new(child.stdout.take()?).lines();
+    let mut wait_for = |prefix: &str| lines.find_map(|l| l.ok().filter(|l| l.starts_with(prefix)));
+    writeln!(
+        stdin,
+        "uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {variant}\nposition fen {fen}\nisready"
+    )
+    .ok()?;
+    wait_for("readyok")?;
+    let start = Instant::now();
+    writeln!(stdin, "go perft {depth}").ok()?;
+    let done = wait_for("Nodes searched")?;
+    let secs = start.elapsed().as_secs_f64();
+    let _ = writeln!(stdin, "quit");
+    let _ = child.wait();
+    Some((done.rsplit(' ').next()?.trim().parse().ok()?, secs))
+}
+
+/// pyffish perft of each (variant, fen, depth), in one Python process;
+/// `Err` says why it could not run.
+fn pyffish_perft(jobs: &[(&str, &str, u32)]) -> Result<Vec<(u64, f64)>, String> {
+    let mut child = Command::new("python3")
+        .args(["-c", PYFFISH_SCRIPT, PYFFISH_VARIANTS])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("python3 not runnable: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    for (variant, fen, depth) in jobs {
+        writeln!(stdin, "{variant} {depth} {fen}").map_err(|e| e.to_string())?;
+    }
+    drop(stdin);
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(err.lines().last().unwrap_or("python3 failed").to_string());
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let (n, secs) = line.split_once(' ').ok_or("bad script output")?;
+            Ok((
+                n.parse().map_err(|_| "bad count")?,
+                secs.parse().map_err(|_| "bad time")?,
+            ))
+        })
+        .collect()
+}
+
+fn other_sizes() {
+    let fsf = fsf_binary();
+    let variants_file =
+        std::env::temp_dir().join(format!("chessgrade-bench-{}.ini", std::process::id()));
+    std::fs::write(&variants_file, FSF_VARIANTS).expect("temp dir writable");
+    let variants = variants_file.to_string_lossy().into_owned();
+    if fsf.is_none() {
+        println!(
+            "other sizes: native Fairy-Stockfish skipped: no `fairy-stockfish` binary (apt-get install fairy-stockfish, or set CHESSGRADE_FAIRY_STOCKFISH)"
+        );
+    }
+    let jobs: Vec<_> = OTHER_SIZES
+        .iter()
+        .map(|c| (c.variant, c.fen, c.shallow.0))
+        .collect();
+    let pyffish = pyffish_perft(&jobs);
+    if let Err(why) = &pyffish {
+        println!("other sizes: pyffish skipped: {why} (pip install pyffish)");
+    }
+    for (i, case) in OTHER_SIZES.iter().enumerate() {
+        let rules = RuleSet {
+            castling: Castling::None,
+            pawn_double_step: case.double_step,
+            en_passant: case.double_step,
+            promotion: RoleSet::from_letters(case.promotion).expect("role letters"),
+            ..RuleSet::standard()
+        };
+        let pos = Position::from_fen(rules, case.fen).expect("bench FENs parse");
+        let (depth, expected) = case.deep;
+        let [(n, t)] = best_of([&|| pos.perft(depth)]);
+        assert_eq!(n, expected, "{}: perft({depth})", case.name);
+        let mut line = format!(
+            "{:<16} depth {depth} {n:>9} leaves  chessgrade {:>6.1} M/s",
+            case.name,
+            mps(n, t)
+        );
+        match fsf
+            .as_deref()
+            .map(|bin| fsf_perft(bin, &variants, case.variant, case.fen, depth))
+        {
+            Some(Some((fsf_n, fsf_t))) if fsf_n == n => {
+                line += &format!(
+                    " | Fairy-Stockfish (native) {:>6.1} M/s  ratio {:>5.2}x",
+                    mps(n, fsf_t),
+                    fsf_t / t
+                )
+            }
+            Some(Some((fsf_n, _))) => {
+                line += &format!(" | Fairy-Stockfish counts {fsf_n}: not compared")
+            }
+            Some(None) => line += " | Fairy-Stockfish (native) failed on it",
+            None => {}
+        }
+        if let Ok(results) = &pyffish {
+            let (shallow, expected) = case.shallow;
+            let [(small_n, small_t)] = best_of([&|| pos.perft(shallow)]);
+            assert_eq!(small_n, expected, "{}: perft({shallow})", case.name);
+            match results[i] {
+                (py_n, py_t) if py_n == small_n => {
+                    line += &format!(
+                        " | depth {shallow}: pyffish {:>6.3} M/s  ratio {:>7.0}x",
+                        mps(small_n, py_t),
+                        py_t / small_t
+                    )
+                }
+                (py_n, _) => {
+                    line += &format!(" | pyffish counts {py_n} at depth {shallow}: not compared")
+                }
+            }
+        }
+        println!("{line}");
+    }
+    let _ = std::fs::remove_file(variants_file);
+}
+
 fn main() {
-    let standard = RuleSet::standard();
-    run("start position", standard, START_FEN, 5, 4_865_609);
-    run(
+    // `cargo bench` passes `--bench`; any other argument picks a section.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
+    println!(
+        "chessgrade perft, single-threaded; best of {REPEATS} runs; ratio = peer time / chessgrade time (above 1: chessgrade faster)"
+    );
+    if wanted("8x8") {
+        eight_by_eight_suite();
+    }
+    if wanted("sizes") {
+        other_sizes();
+    }
+}
+
+fn eight_by_eight_suite() {
+    eight_by_eight("start position", START_FEN, 5, 4_865_609);
+    eight_by_eight(
         "kiwipete",
-        standard,
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         4,
         4_085_603,
     );
-    run(
-        "endgame (position 3)",
-        standard,
+    eight_by_eight(
+        "endgame (pos 3)",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-        5,
-        674_624,
+        6,
+        11_030_083,
     );
-    let wide = RuleSet {
-        castling: chessgrade::engine::Castling::None,
-        ..standard
-    };
-    run(
-        "12x10 double step",
-        wide,
-        "rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1",
+    eight_by_eight(
+        "promotions (pos 4)",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        5,
+        15_833_292,
+    );
+    eight_by_eight(
+        "pos 5",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
         4,
-        1_018_784,
+        2_103_487,
     );
 }

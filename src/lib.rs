@@ -9,13 +9,17 @@
 
 pub mod class;
 pub mod compare;
+pub mod console;
 pub mod domain;
 pub mod engine;
 pub mod explain;
+pub mod r#gen;
+pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod scenario;
+pub mod shrink;
 pub mod snapshot;
 pub mod subject;
 pub mod submission;

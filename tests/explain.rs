@@ -148,3 +148,39 @@ fn standard_boards_are_labelled_with_files_and_ranks() {
     assert!(text.contains("    5   ·  ·  ·  ♟  ♙  ·  ·  ·\n"), "{text}");
     assert!(text.ends_with("every step matches\n"), "{text}");
 }
+
+#[test]
+fn explain_takes_an_engine_as_one_argument_or_after_a_double_dash() {
+    // The engine runs in an empty temporary folder: its path is absolute.
+    let engine = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/adapters/python-engine/engine.py"
+    );
+    // Options come first here: everything after `--` is the engine's.
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+            .args(["--color", "never"])
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the binary runs")
+    };
+    let scenario = "scenarios/lab3/pawns/double_step_from_start_rows.txt";
+    let after = run(&["explain", scenario, "--engine", "--", "python3", engine]);
+    assert_eq!(after.status.code(), Some(0), "{}", stdout(&after));
+    assert!(
+        stdout(&after).contains("with engine python3"),
+        "{}",
+        stdout(&after)
+    );
+    let one = run(&[
+        "explain",
+        scenario,
+        "--engine",
+        &format!("python3 {engine}"),
+    ]);
+    assert_eq!(one.status.code(), Some(0), "{}", stdout(&one));
+    let missing = run(&["explain", scenario, "--engine", "./no-such-engine"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("does not exist"));
+}

@@ -1,5 +1,13 @@
 //! Property tests: no input makes the parser or the engine panic, and the
 //! engine's scans agree with its single calls on random positions.
+//!
+//! The parser's fuzz harness (run briefly here, in every `cargo test`; the
+//! same property runs unbounded with `cargo fuzz run parse` in `fuzz/`):
+//! arbitrary bytes, and valid scenarios damaged at the byte level or
+//! spliced with hostile pieces (BOMs, lone CRs, NULs, escape sequences,
+//! huge numbers, long tokens, FEN lines with random fields, repeated
+//! directives). Every input parses or fails with a diagnostic whose line
+//! and column lie inside the input and whose text stays short.
 
 use chessgrade::domain::{Coord, Dims, Piece};
 use chessgrade::engine::{Position, RuleSet};
@@ -83,6 +91,84 @@ fn mutate(text: String, edits: Vec<(usize, u8, u8)>) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// Hostile fragments spliced into otherwise valid scenarios.
+fn hostile_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("\u{feff}".to_string()),
+        Just("\r".to_string()),
+        Just("\0".to_string()),
+        Just("\u{1b}[2J".to_string()),
+        Just("//".to_string()),
+        Just("@rules standard\n".to_string()),
+        Just("@rules jhu\n".to_string()),
+        Just("@visibility hidden\n".to_string()),
+        Just("99999999999999999999999".to_string()),
+        Just("-9223372036854775808".to_string()),
+        (1usize..3000).prop_map(|n| "z".repeat(n)),
+        (1usize..300).prop_map(|n| " 1".repeat(n)),
+        (
+            "[pnbrqkPNBRQK1-9/]{0,40}",
+            "[wbx-]{0,2}",
+            "[KQkqA-H-]{0,5}",
+            "[a-h1-8-]{0,3}",
+            "[0-9a]{0,3}"
+        )
+            .prop_map(|(p, s, c, e, n)| format!("\nfen {p} {s} {c} {e} {n} {n}\n")),
+        Just("\nboard\n--k\nK-\nw\n".to_string()),
+        Just("\nperft 8\n".to_string()),
+    ]
+}
+
+/// The properties every parse result must have, whatever the input.
+fn check_parse(bytes: &[u8]) -> Result<(), TestCaseError> {
+    if let Err(diag) = parse_bytes(bytes) {
+        let lines = bytes.split(|&b| b == b'\n').count();
+        prop_assert!(
+            diag.line >= 1 && diag.line <= lines,
+            "line {} of {lines}",
+            diag.line
+        );
+        let line = bytes
+            .split(|&b| b == b'\n')
+            .nth(diag.line - 1)
+            .unwrap_or(&[]);
+        let chars = String::from_utf8_lossy(line).chars().count();
+        prop_assert!(
+            diag.col >= 1 && diag.col <= chars + 1,
+            "col {} of {chars}",
+            diag.col
+        );
+        prop_assert!(!diag.message.is_empty());
+        prop_assert!(diag.to_string().len() < 2000, "{}", diag);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn spliced_hostile_pieces_parse_or_fail_with_located_short_errors(
+        text in scenario_text(),
+        pieces in prop::collection::vec((any::<usize>(), hostile_piece()), 1..4),
+    ) {
+        let mut text = text;
+        for (at, piece) in pieces {
+            let mut at = at % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.insert_str(at, &piece);
+        }
+        check_parse(text.as_bytes())?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_give_located_errors(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        check_parse(&bytes)?;
+    }
 }
 
 proptest! {

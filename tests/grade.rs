@@ -3,9 +3,10 @@
 //! mutants, hostile ones) compiled and driven over the protocol, with
 //! their verdicts checked against each fixture's `EXPECT` file.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,6 +17,44 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 mod common;
+
+/// Each fixture compiled once per test binary, by the library's own build
+/// (what `grade --submission` runs), and shared by every test that grades
+/// it: its engine is copied under the target folder and the build's
+/// temporary folder removed. Tests of the build itself (a compile error,
+/// the left-out main, a stray global class) still go through `--submission`.
+fn engine(name: &str) -> String {
+    static BUILT: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if let Some(path) = built.get(name) {
+        return path.clone();
+    }
+    let options =
+        chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
+    let build = chessgrade::submission::build_cpp(&fixture(name), &options)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("grade-engines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::copy(&build.command.program, &path).unwrap();
+    let path = path.display().to_string();
+    built.insert(name.to_string(), path.clone());
+    path
+}
+
+/// How a test names a fixture to the grader: its shared engine, or the
+/// folder itself for the fixture that does not compile.
+fn subject(name: &str) -> Vec<String> {
+    if name == "hostile-compile-error" {
+        vec!["--submission".into(), fixture(name).display().to_string()]
+    } else {
+        vec!["--engine".into(), engine(name)]
+    }
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
 
 /// The course corpus, or `None` (and a notice) where it is absent outside CI.
 fn corpus() -> Option<PathBuf> {
@@ -111,8 +150,7 @@ fn each_mutant_fails_exactly_the_configs_that_exercise_its_bug() {
         "lab3-mutant-board-not-updated",
     ] {
         let dir = fixture(mutant);
-        let Some((code, report)) = grade_course(&["--submission", dir.to_str().unwrap()], &[], &[])
-        else {
+        let Some((code, report)) = grade_course(&refs(&subject(mutant)), &[], &[]) else {
             return;
         };
         let expected: BTreeSet<String> = std::fs::read_to_string(dir.join("EXPECT"))
@@ -140,9 +178,8 @@ fn each_mutant_fails_exactly_the_configs_that_exercise_its_bug() {
 
 #[test]
 fn the_board_not_updated_mutant_is_reported_out_of_sync() {
-    let dir = fixture("lab3-mutant-board-not-updated");
     let Some((_, report)) = grade_course(
-        &["--submission", dir.to_str().unwrap()],
+        &refs(&subject("lab3-mutant-board-not-updated")),
         &["part2_4x4_1.txt"],
         &[],
     ) else {
@@ -174,7 +211,6 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
         ("hostile-compile-error", "compile_error", "compile_error"),
     ];
     for (name, scans_only, with_moves) in cases {
-        let dir = fixture(name);
         // A small memory limit makes the allocation bomb hit it long before
         // any timeout, however loaded the machine is.
         let limits: &[&str] = if *name == "hostile-alloc-unbounded" {
@@ -183,7 +219,7 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
             &["--timeout", "2", "--cpu", "2"]
         };
         let Some((_, report)) = grade_course(
-            &["--submission", dir.to_str().unwrap()],
+            &refs(&subject(name)),
             &["part1_4x4_2.txt", "part2_4x4_1.txt"],
             limits,
         ) else {
@@ -200,9 +236,8 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
         );
     }
     let details = |name: &str| {
-        let dir = fixture(name);
         let (_, report) = grade_course(
-            &["--submission", dir.to_str().unwrap()],
+            &refs(&subject(name)),
             &["part2_4x4_1.txt"],
             &["--timeout", "2"],
         )
@@ -224,7 +259,7 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
 fn a_garbage_answering_engine_in_another_language_is_malformed() {
     let engine = fixture("hostile-garbage/engine.py");
     let Some((code, report)) = grade_course(
-        &["--engine", "python3", engine.to_str().unwrap()],
+        &["--engine", "--", "python3", engine.to_str().unwrap()],
         &["part2_4x4_1.txt"],
         &[],
     ) else {
@@ -257,17 +292,8 @@ fn a_sixteen_by_sixteen_scan_does_not_deadlock() {
     let (s, n) = (scenarios_dir.to_str().unwrap(), snaps.to_str().unwrap());
     let out = chessgrade(&["run", s, "--root", s, "--snapshots", n, "--accept"]);
     assert_eq!(out.status.code(), Some(0));
-    let sub = fixture("lab3-correct");
-    let out = chessgrade(&[
-        "grade",
-        s,
-        "--root",
-        s,
-        "--snapshots",
-        n,
-        "--submission",
-        sub.to_str().unwrap(),
-    ]);
+    let sub = engine("lab3-correct");
+    let out = chessgrade(&["grade", s, "--root", s, "--snapshots", n, "--engine", &sub]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("PASS   1/1   big.txt"), "{text}");
@@ -284,7 +310,7 @@ fn submissions_run_in_a_fresh_empty_directory() {
     )
     .unwrap();
     let Some((_, report)) = grade_course(
-        &["--engine", "python3", engine.to_str().unwrap()],
+        &["--engine", "--", "python3", engine.to_str().unwrap()],
         &["part1_4x4_1.txt"],
         &[],
     ) else {
@@ -305,7 +331,7 @@ fn submissions_run_in_a_fresh_empty_directory() {
 fn gradescope_junit_github_and_merged_partitions_from_a_real_run() {
     let Some(corpus) = corpus() else { return };
     let configs = corpus.join("configs");
-    let sub = fixture("lab3-mutant-no-double-step");
+    let sub = engine("lab3-mutant-no-double-step");
     let out_dir = tempfile::tempdir().unwrap();
     let run = |extra: &[&str], format: &str, file: &str| -> PathBuf {
         let path = out_dir.path().join(file);
@@ -318,15 +344,10 @@ fn gradescope_junit_github_and_merged_partitions_from_a_real_run() {
         ];
         let expected = corpus.join("expected");
         args.push(expected.to_str().unwrap());
-        args.extend([
-            "--submission",
-            sub.to_str().unwrap(),
-            "--format",
-            format,
-            "--output",
-            path.to_str().unwrap(),
-        ]);
+        args.extend(["--format", format, "--output", path.to_str().unwrap()]);
         args.extend(extra);
+        // `--engine` takes the rest of the line: last.
+        args.extend(["--engine", &sub]);
         let out = chessgrade(&args);
         assert_eq!(
             out.status.code(),
@@ -438,4 +459,64 @@ fn a_missing_submission_folder_is_a_usage_error() {
     let out = chessgrade(&["grade", "--submission", "/nonexistent/submission"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a recognised submission"));
+}
+
+/// Issue 12: a stray global `class ChessPiece;` in a student header compiles
+/// under the adapter as it does in the course's build, and grades right.
+#[test]
+fn a_stray_global_class_in_a_student_header_still_compiles_and_passes() {
+    let dir = fixture("lab3-stray-global-class");
+    let Some((code, report)) = grade_course(
+        &["--submission", dir.to_str().unwrap()],
+        &["part1_4x4_2.txt", "part2_4x4_1.txt", "part3_8x8_9.txt"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(failing(&report), BTreeSet::new(), "{report}");
+    assert_eq!(code, 0);
+}
+
+/// Issue 12: a compile error is shown once (in the notes), starting with the
+/// student's file and line; each scenario names only that first error.
+#[test]
+fn a_compile_error_is_reported_once_with_the_students_file_first() {
+    let dir = fixture("hostile-compile-error");
+    let Some((code, report)) = grade_course(
+        &["--submission", dir.to_str().unwrap()],
+        &["part1_4x4_1.txt", "part1_4x4_2.txt", "part2_4x4_1.txt"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 1);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let full: Vec<&&str> = notes
+        .iter()
+        .filter(|n| n.starts_with("compile error:"))
+        .collect();
+    assert_eq!(full.len(), 1, "{notes:?}");
+    let first_line = full[0].lines().nth(1).unwrap();
+    assert!(
+        first_line.starts_with("RookPiece.cc:13:40: error:"),
+        "{first_line}"
+    );
+    assert!(
+        notes.iter().any(|n| n.starts_with("compile: ")),
+        "the compile time is in the summary notes: {notes:?}"
+    );
+    for s in scenarios(&report) {
+        assert_eq!(s["class"], "compile_error");
+        let details = s["details"].as_str().unwrap();
+        assert!(details.contains("RookPiece.cc:13:40"), "{details}");
+        assert!(
+            !details.contains("In member function"),
+            "the whole compiler output is not copied under each scenario: {details}"
+        );
+    }
 }

@@ -92,7 +92,8 @@ fn words(cmd: &str) -> Vec<String> {
     out
 }
 
-/// Drops `[0.012s]` and a trailing `; 0.01s`, which differ run to run.
+/// Drops `[0.012s]`, a trailing `; 0.01s` and a compile time, which differ
+/// run to run.
 fn untimed(line: &str) -> String {
     let mut s = line.trim_end().to_string();
     if let Some(i) = s.rfind(" [")
@@ -100,6 +101,15 @@ fn untimed(line: &str) -> String {
         && s[i + 2..s.len() - 2].parse::<f64>().is_ok()
     {
         s.truncate(i);
+    }
+    // `note: compile: 2.39s (g++ ...)`: the build's time.
+    if let Some(rest) = s.strip_prefix("note: compile: ")
+        && let Some((time, flags)) = rest.split_once(' ')
+        && time
+            .strip_suffix('s')
+            .is_some_and(|t| t.parse::<f64>().is_ok())
+    {
+        s = format!("note: compile: {flags}");
     }
     if let Some(i) = s.rfind("; ")
         && s.ends_with('s')

@@ -4,6 +4,8 @@
 //! only while `scenarios/` has files in two or more top-level folders; this
 //! test fails, naming the culprits, as soon as a scenario and its snapshot
 //! stop pairing up (a snapshot without a scenario, or the reverse).
+//! Temporary files of snapshot writes (`.<name>.chessgrade-tmp-<pid>-...`,
+//! removed by the next run once their writer is gone) are not snapshots.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -30,6 +32,12 @@ fn every_scenario_has_exactly_its_snapshot_and_no_snapshot_is_orphaned() {
     let present: BTreeSet<_> = std::fs::read_dir(root.join("snapshots"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| {
+            !p.file_name().is_some_and(|n| {
+                n.to_string_lossy()
+                    .contains(chessgrade::snapshot::TEMP_MARK)
+            })
+        })
         .collect();
     let missing: Vec<_> = expected.difference(&present).collect();
     let orphaned: Vec<_> = present.difference(&expected).collect();

@@ -1,22 +1,28 @@
-// chessgrade protocol v1 adapter for Lab 3 C++ submissions.
+// chessgrade protocol adapter for Lab 3 C++ submissions (protocol v1 and v2, docs/protocol.md).
 //
-// Build (the grader does this, leaving out the student's own main.cc):
-//   g++ -std=c++17 -O2 -o engine adapter_main.cc <student .cc files> -I<student dir>
+// Build (the grader does this; this file does not include any student header, so its object
+// is compiled once per machine and cached; adapter_glue.cc is compiled with each submission):
+//   g++ -std=c++17 -g -Wall -c adapter_main.cc
+//   g++ -std=c++17 -g -Wall -c adapter_glue.cc -I<student dir>
+//   g++ -o engine adapter_main.o adapter_glue.o <student .o files except main.cc's>
 //
-// The adapter speaks docs/protocol.md on PRIVATE copies of the original stdin/stdout.
-// Before any student code runs (constructor priority 101, ahead of the student's static
-// initialisers), fd 0 and fd 1 are duplicated to private descriptors, fd 1 is pointed at
-// fd 2 (so every std::cout / printf of the student lands on stderr) and fd 0 at /dev/null.
+// The adapter speaks the protocol on PRIVATE copies of the original stdin/stdout. Before any
+// student code runs (constructor priority 101, ahead of the student's static initialisers),
+// fd 0 and fd 1 are duplicated to private descriptors, fd 1 is pointed at fd 2 (so every
+// std::cout / printf of the student lands on stderr) and fd 0 at /dev/null.
 //
-// Only the documented Lab 3 interface is used: Student::ChessBoard(rows, cols),
-// createChessPiece, movePiece, isValidMove, isPieceUnderThreat, getPiece, and
-// ChessPiece::getColor / getType. The enums Color {Black, White} and Type {Pawn, Rook,
-// Bishop, King} come from the student's Chess.h; in the course files they live at global
-// scope (not inside namespace Student), so they are named unqualified here, which finds
-// them in either place.
-
-#include "ChessBoard.hh"
-#include "ChessPiece.hh"
+// v2 capabilities (declared in the handshake):
+//   scan  `SCAN VALID` / `SCAN THREAT` are expanded here, in-process, calling isValidMove /
+//         isPieceUnderThreat in exactly the order and number the course grader does; only
+//         the true results are sent back.
+//   fork  a fork server: `BEGIN` forks a fresh child from this ready parent, the child
+//         serves the scenario and exits at `END`; the parent reaps it and answers
+//         `ENDED exit N` or `ENDED signal NAME`. No state leaks between scenarios (statics,
+//         leaks, a corrupted heap all die with the child) and exec/startup is paid once.
+//
+// Answers are buffered and written only when the adapter would block on input (or when the
+// buffer is large); a fatal signal or an exit() in student code writes what is pending
+// first, so the grader still sees every answer given before the crash.
 
 #include <cerrno>
 #include <csignal>
@@ -31,20 +37,29 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-namespace Student
+namespace chessgrade_lab3_glue
 {
-}
+void new_board(int rows, int cols);
+bool has_board();
+void place(bool white, char type, int row, int col);
+bool valid(int r1, int c1, int r2, int c2);
+bool move(int r1, int c1, int r2, int c2);
+bool threat(int r, int c);
+char piece_at(int r, int c);
+} // namespace chessgrade_lab3_glue
 
 namespace chessgrade_lab3_adapter
 {
-using namespace Student;
+namespace glue = chessgrade_lab3_glue;
 
 int g_in = -1;  // private copy of the grader's request pipe
 int g_out = -1; // private copy of the grader's answer pipe
 
 const int kMaxDim = 256;
+const size_t kEagerWrite = 1 << 16; // write (without blocking) once this much is pending
 
 // ---------------------------------------------------------------------------------------
 // file descriptors
@@ -154,7 +169,53 @@ void flush_all()
     }
 }
 
+// Async-signal-safe: on a fatal signal in student code, send the answers given so far
+// (blocking writes, no allocation), then die of the same signal.
+void on_fatal_signal(int sig)
+{
+    int fl = fcntl(g_out, F_GETFL);
+    if (fl >= 0)
+        fcntl(g_out, F_SETFL, fl & ~O_NONBLOCK);
+    const char *p = g_outbuf.data() + g_outpos;
+    size_t left = g_outbuf.size() - g_outpos;
+    while (left > 0)
+    {
+        ssize_t n = write(g_out, p, left);
+        if (n <= 0)
+            break;
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void at_exit_flush()
+{
+    // a student exit(): pending answers first
+    if (g_outpos < g_outbuf.size())
+        flush_all();
+}
+
+void install_crash_flush()
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
+        sigaction(sig, &sa, nullptr);
+    atexit(at_exit_flush);
+}
+
 void answer(const std::string &s)
+{
+    g_outbuf += s;
+    g_outbuf += '\n';
+}
+
+void answer_cstr(const char *s)
 {
     g_outbuf += s;
     g_outbuf += '\n';
@@ -163,9 +224,9 @@ void answer(const std::string &s)
 // ---------------------------------------------------------------------------------------
 // request handling
 
-ChessBoard *g_board = nullptr;
 int g_rows = 0;
 int g_cols = 0;
+bool g_in_session = false; // a forked child serving one scenario
 
 bool parse_int(const std::string &s, int &out)
 {
@@ -204,23 +265,91 @@ std::string one_line(const char *text)
     return s;
 }
 
-char piece_char(ChessPiece *p)
+void append_int(std::string &s, int v)
 {
-    if (p == nullptr)
-        return '.';
-    char ch = '?';
-    Type t = p->getType();
-    if (t == Pawn)
-        ch = 'p';
-    else if (t == Rook)
-        ch = 'r';
-    else if (t == Bishop)
-        ch = 'b';
-    else if (t == King)
-        ch = 'k';
-    if (ch != '?' && p->getColor() == White)
-        ch = static_cast<char>(ch - 'a' + 'A');
-    return ch;
+    char buf[16];
+    int n = snprintf(buf, sizeof buf, "%d", v);
+    s.append(buf, static_cast<size_t>(n));
+}
+
+const char *signal_name(int sig)
+{
+    switch (sig)
+    {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGXCPU:
+        return "SIGXCPU";
+    case SIGXFSZ:
+        return "SIGXFSZ";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGPIPE:
+        return "SIGPIPE";
+    case SIGSYS:
+        return "SIGSYS";
+    default:
+        return nullptr;
+    }
+}
+
+// isValidMove for every (from, to), both row-major, from == to included: the course
+// grader's order and number of calls. Only the true ones are sent.
+void scan_valid()
+{
+    std::string lines;
+    size_t count = 0;
+    for (int r1 = 0; r1 < g_rows; r1++)
+        for (int c1 = 0; c1 < g_cols; c1++)
+            for (int r2 = 0; r2 < g_rows; r2++)
+                for (int c2 = 0; c2 < g_cols; c2++)
+                    if (glue::valid(r1, c1, r2, c2))
+                    {
+                        count++;
+                        append_int(lines, r1);
+                        lines += ' ';
+                        append_int(lines, c1);
+                        lines += ' ';
+                        append_int(lines, r2);
+                        lines += ' ';
+                        append_int(lines, c2);
+                        lines += '\n';
+                    }
+    std::string head = "SCAN ";
+    append_int(head, static_cast<int>(count));
+    answer(head);
+    g_outbuf += lines;
+}
+
+// isPieceUnderThreat for every square, row-major.
+void scan_threat()
+{
+    std::string lines;
+    size_t count = 0;
+    for (int r = 0; r < g_rows; r++)
+        for (int c = 0; c < g_cols; c++)
+            if (glue::threat(r, c))
+            {
+                count++;
+                append_int(lines, r);
+                lines += ' ';
+                append_int(lines, c);
+                lines += '\n';
+            }
+    std::string head = "SCAN ";
+    append_int(head, static_cast<int>(count));
+    answer(head);
+    g_outbuf += lines;
 }
 
 // Serves one request. Student code may throw: the caller turns that into ERR.
@@ -232,9 +361,19 @@ void serve(const std::vector<std::string> &tok)
     if (cmd == "HELLO")
     {
         if (n == 2 && tok[1] == "1")
-            answer("HELLO 1 lab3-cpp-adapter");
+            answer_cstr("HELLO 1 lab3-cpp-adapter");
+        else if (n == 2 && tok[1] == "2")
+            answer_cstr("HELLO 2 caps=scan,fork name=lab3-cpp-adapter");
         else
-            answer("ERR unsupported protocol version");
+            answer_cstr("ERR unsupported protocol version");
+        return;
+    }
+    if (cmd == "RULES")
+    {
+        if (n == 2 && tok[1] == "lab3")
+            answer_cstr("OK");
+        else
+            answer_cstr("ERR unsupported rules: a Lab 3 submission plays lab3 only");
         return;
     }
     if (cmd == "NEW")
@@ -242,22 +381,19 @@ void serve(const std::vector<std::string> &tok)
         int r, c;
         if (n != 3 || !parse_int(tok[1], r) || !parse_int(tok[2], c))
         {
-            answer("ERR bad arguments");
+            answer_cstr("ERR bad arguments");
             return;
         }
         if (r < 1 || c < 1 || r > kMaxDim || c > kMaxDim)
         {
-            answer("ERR bad board size");
+            answer_cstr("ERR bad board size");
             return;
         }
-        ChessBoard *old = g_board;
-        g_board = nullptr;
         g_rows = g_cols = 0;
-        delete old;
-        g_board = new ChessBoard(r, c);
+        glue::new_board(r, c);
         g_rows = r;
         g_cols = c;
-        answer("OK");
+        answer_cstr("OK");
         return;
     }
     if (cmd == "PLACE")
@@ -266,54 +402,37 @@ void serve(const std::vector<std::string> &tok)
         if (n != 5 || tok[1].size() != 1 || tok[2].size() != 1 || !parse_int(tok[3], r) ||
             !parse_int(tok[4], c))
         {
-            answer("ERR bad arguments");
+            answer_cstr("ERR bad arguments");
             return;
         }
-        Color color;
-        if (tok[1] == "w")
-            color = White;
-        else if (tok[1] == "b")
-            color = Black;
-        else
+        if (tok[1] != "w" && tok[1] != "b")
         {
-            answer("ERR bad colour");
+            answer_cstr("ERR bad colour");
             return;
         }
-        Type type;
-        switch (tok[2][0])
+        char type = tok[2][0];
+        if (type == 'q' || type == 'n' || type == 'm')
         {
-        case 'k':
-            type = King;
-            break;
-        case 'r':
-            type = Rook;
-            break;
-        case 'b':
-            type = Bishop;
-            break;
-        case 'p':
-            type = Pawn;
-            break;
-        case 'q':
-        case 'n':
-            answer("ERR unsupported piece");
-            return;
-        default:
-            answer("ERR bad piece");
+            answer_cstr("ERR unsupported piece");
             return;
         }
-        if (g_board == nullptr)
+        if (type != 'k' && type != 'r' && type != 'b' && type != 'p')
         {
-            answer("ERR no board");
+            answer_cstr("ERR bad piece");
+            return;
+        }
+        if (!glue::has_board())
+        {
+            answer_cstr("ERR no board");
             return;
         }
         if (!on_board(r, c))
         {
-            answer("ERR square off the board");
+            answer_cstr("ERR square off the board");
             return;
         }
-        g_board->createChessPiece(color, type, r, c);
-        answer("OK");
+        glue::place(tok[1] == "w", type, r, c);
+        answer_cstr("OK");
         return;
     }
     if (cmd == "VALID" || cmd == "MOVE")
@@ -322,23 +441,23 @@ void serve(const std::vector<std::string> &tok)
         if (n != 5 || !parse_int(tok[1], a[0]) || !parse_int(tok[2], a[1]) ||
             !parse_int(tok[3], a[2]) || !parse_int(tok[4], a[3]))
         {
-            answer("ERR bad arguments");
+            answer_cstr("ERR bad arguments");
             return;
         }
-        if (g_board == nullptr)
+        if (!glue::has_board())
         {
-            answer("ERR no board");
+            answer_cstr("ERR no board");
             return;
         }
         // the course never asks about squares off the board (the reference throws there)
         if (!on_board(a[0], a[1]) || !on_board(a[2], a[3]))
         {
-            answer("0");
+            answer_cstr("0");
             return;
         }
-        bool ok = (cmd == "VALID") ? g_board->isValidMove(a[0], a[1], a[2], a[3])
-                                   : g_board->movePiece(a[0], a[1], a[2], a[3]);
-        answer(ok ? "1" : "0");
+        bool ok = (cmd == "VALID") ? glue::valid(a[0], a[1], a[2], a[3])
+                                   : glue::move(a[0], a[1], a[2], a[3]);
+        answer_cstr(ok ? "1" : "0");
         return;
     }
     if (cmd == "THREAT")
@@ -346,32 +465,50 @@ void serve(const std::vector<std::string> &tok)
         int r, c;
         if (n != 3 || !parse_int(tok[1], r) || !parse_int(tok[2], c))
         {
-            answer("ERR bad arguments");
+            answer_cstr("ERR bad arguments");
             return;
         }
-        if (g_board == nullptr)
+        if (!glue::has_board())
         {
-            answer("ERR no board");
+            answer_cstr("ERR no board");
             return;
         }
         if (!on_board(r, c))
         {
-            answer("0");
+            answer_cstr("0");
             return;
         }
-        answer(g_board->isPieceUnderThreat(r, c) ? "1" : "0");
+        answer_cstr(glue::threat(r, c) ? "1" : "0");
+        return;
+    }
+    if (cmd == "SCAN")
+    {
+        if (n != 2 || (tok[1] != "VALID" && tok[1] != "THREAT"))
+        {
+            answer_cstr("ERR bad arguments");
+            return;
+        }
+        if (!glue::has_board())
+        {
+            answer_cstr("ERR no board");
+            return;
+        }
+        if (tok[1] == "VALID")
+            scan_valid();
+        else
+            scan_threat();
         return;
     }
     if (cmd == "BOARD")
     {
         if (n != 1)
         {
-            answer("ERR bad arguments");
+            answer_cstr("ERR bad arguments");
             return;
         }
-        if (g_board == nullptr)
+        if (!glue::has_board())
         {
-            answer("ERR no board");
+            answer_cstr("ERR no board");
             return;
         }
         std::string s = "BOARD ";
@@ -380,15 +517,68 @@ void serve(const std::vector<std::string> &tok)
             if (r > 0)
                 s += '/';
             for (int c = 0; c < g_cols; c++)
-                s += piece_char(g_board->getPiece(r, c));
+                s += glue::piece_at(r, c);
         }
         answer(s);
         return;
     }
-    answer("ERR unknown request");
+    answer_cstr("ERR unknown request");
 }
 
-void handle_line(std::string line)
+// `BEGIN` in the server: fork a child for one scenario. Returns in the child (which goes on
+// with the requests already read); the parent reaps the child, answers how it ended and
+// returns false so that the caller drops the requests the child now owns.
+bool begin_session()
+{
+    flush_all();
+    flush_student_output();
+    pid_t pid = fork();
+    if (pid < 0)
+    {
+        answer(std::string("ERR fork: ") + strerror(errno));
+        return false;
+    }
+    if (pid == 0)
+    {
+        g_in_session = true;
+        return true;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+    {
+        if (errno != EINTR)
+        {
+            answer_cstr("ENDED exit -1");
+            return false;
+        }
+    }
+    std::string s = "ENDED ";
+    if (WIFEXITED(status))
+    {
+        s += "exit ";
+        append_int(s, WEXITSTATUS(status));
+    }
+    else if (WIFSIGNALED(status))
+    {
+        const char *name = signal_name(WTERMSIG(status));
+        s += "signal ";
+        if (name)
+            s += name;
+        else
+        {
+            s += "signal_";
+            append_int(s, WTERMSIG(status));
+        }
+    }
+    else
+        s += "exit -1";
+    answer(s);
+    return false;
+}
+
+// Tokenizes and serves one line. Returns false when the rest of the input buffer is no
+// longer ours (the parent after a forked session).
+bool handle_line(std::string line)
 {
     if (!line.empty() && line.back() == '\r')
         line.pop_back();
@@ -407,11 +597,30 @@ void handle_line(std::string line)
     }
     if (tok.empty())
     {
-        answer("ERR unknown request");
-        return;
+        answer_cstr("ERR unknown request");
+        return true;
     }
     if (tok[0] == "QUIT" && tok.size() == 1)
     {
+        flush_all();
+        quit(0);
+    }
+    if (tok[0] == "BEGIN" && tok.size() == 1)
+    {
+        if (g_in_session)
+        {
+            answer_cstr("ERR already in a session");
+            return true;
+        }
+        return begin_session();
+    }
+    if (tok[0] == "END" && tok.size() == 1)
+    {
+        if (!g_in_session)
+        {
+            answer_cstr("ERR not in a session");
+            return true;
+        }
         flush_all();
         quit(0);
     }
@@ -433,13 +642,15 @@ void handle_line(std::string line)
     }
     catch (...)
     {
-        answer("ERR exception: unknown");
+        answer_cstr("ERR exception: unknown");
     }
+    return true;
 }
 
 int run()
 {
     setup_fds();
+    install_crash_flush();
     std::string inbuf;
     size_t inpos = 0;
     char chunk[65536];
@@ -453,16 +664,19 @@ int run()
                 break;
             std::string line = inbuf.substr(inpos, nl - inpos);
             inpos = nl + 1;
-            handle_line(line);
-            // send each answer as soon as it exists (never blocks: g_out is non-blocking), so
-            // that slow or hanging student code cannot hold back the answers before it
-            if (!write_some())
+            if (!handle_line(line))
+            {
+                inbuf.clear(); // the session's child had them
+                inpos = 0;
+                break;
+            }
+            if (g_outbuf.size() - g_outpos >= kEagerWrite && !write_some())
                 quit(1);
         }
         inbuf.erase(0, inpos);
         inpos = 0;
 
-        // then wait for more requests and, at the same time, for room to send answers
+        // about to block on input: send everything we have (never blocks: non-blocking fd)
         if (!write_some())
             quit(1);
         struct pollfd p[2];

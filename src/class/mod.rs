@@ -12,7 +12,7 @@ use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError};
+use crate::submission::{self, BuildError, CppOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -65,7 +65,12 @@ pub fn looks_like_class(dir: &Path) -> bool {
     let mut with_sources = 0;
     for e in entries.filter_map(Result::ok) {
         let p = e.path();
-        if p.is_file() && is_source(&p) {
+        // A source or build file of its own: one submission (e.g. a
+        // console upload with its sources in sub-folders).
+        let build_file = p
+            .file_name()
+            .is_some_and(|n| n == "Makefile" || n == "makefile" || n == "CMakeLists.txt");
+        if p.is_file() && (is_source(&p) || build_file) {
             return false;
         }
         if p.is_dir()
@@ -84,11 +89,11 @@ pub fn looks_like_class(dir: &Path) -> bool {
 /// How to grade each member.
 #[derive(Clone, Debug)]
 pub struct ClassOptions {
-    pub compiler: String,
+    /// How each member is compiled (compiler, flags, build timeout).
+    pub cpp: CppOptions,
     pub limits: Limits,
     /// The whole class's job budget (builds and scenario runs).
     pub jobs: usize,
-    pub build_timeout: Duration,
     pub mode: SnapshotMode,
 }
 
@@ -171,32 +176,31 @@ pub fn grade_one(
             .map(|f| runner::not_run(f, kind.clone()))
             .collect()
     };
-    let (notes, results, staff_error) =
-        match submission::build_cpp(&m.dir, &opts.compiler, opts.build_timeout) {
-            Ok(build) => {
-                let limits = opts.limits.clone();
-                let command = build.command.clone();
-                let make = move || -> Box<dyn Subject> {
-                    Box::new(ProcessSubject::new(command.clone(), limits.clone()))
-                };
-                let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
-                (build.notes.clone(), results, None)
-            }
-            Err(BuildError::Compile(msg)) => {
-                (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
-            }
-            // Missing or unrecognisable files are the student's problem.
-            Err(e @ BuildError::NotRecognised(_)) => (
-                vec![e.to_string()],
-                fail_all(FailureKind::CompileError(e.to_string())),
-                None,
-            ),
-            Err(e @ BuildError::Io(_)) => (
-                Vec::new(),
-                fail_all(FailureKind::CompileError(e.to_string())),
-                Some(e.to_string()),
-            ),
-        };
+    let (notes, results, staff_error) = match submission::build_cpp(&m.dir, &opts.cpp) {
+        Ok(build) => {
+            let limits = opts.limits.clone();
+            let command = build.command.clone();
+            let make = move || -> Box<dyn Subject> {
+                Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+            };
+            let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
+            (build.notes.clone(), results, None)
+        }
+        Err(BuildError::Compile(msg)) => {
+            (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
+        }
+        // Missing or unrecognisable files are the student's problem.
+        Err(e @ BuildError::NotRecognised(_)) => (
+            vec![e.to_string()],
+            fail_all(FailureKind::CompileError(e.to_string())),
+            None,
+        ),
+        Err(e @ BuildError::Io(_)) => (
+            Vec::new(),
+            fail_all(FailureKind::CompileError(e.to_string())),
+            Some(e.to_string()),
+        ),
+    };
     Graded {
         member: m.clone(),
         notes,

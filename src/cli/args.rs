@@ -1,5 +1,11 @@
 //! Option groups that several commands share (flattened into each), so a
 //! flag means the same thing and is spelled the same way everywhere.
+//!
+//! Every number is checked when the command line is parsed (clap's
+//! `value_parser`), with a message naming the flag and the accepted range:
+//! a limit the grader cannot honour (`--timeout 1e300`, `--memory-mb 0`,
+//! `--jobs 0`) is a usage error (exit 2), never a panic or a failure blamed
+//! on a student.
 
 use chessgrade::runner::Partition;
 use clap::{Args, ValueEnum};
@@ -21,7 +27,7 @@ pub struct ScenarioArgs {
     #[arg(long)]
     pub partition: Option<Partition>,
     /// Scenarios run in parallel (default: the number of cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = jobs)]
     pub jobs: Option<usize>,
     /// Run only scenarios whose name contains this text, or matches this
     /// glob (`*`, `?`, `[..]`, `**`); repeatable: any match keeps a scenario.
@@ -39,6 +45,40 @@ pub struct ScenarioArgs {
     /// Print only failures and the summary (no progress bar, no passing lines).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Accept a selection with no scenario file (otherwise an error, exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Caps on what a scenario may cost the grader itself.
+#[derive(Args)]
+pub struct InputArgs {
+    /// Largest scenario file read, in MiB.
+    #[arg(long, default_value_t = 16, value_parser = mebibytes)]
+    pub max_input_mb: u64,
+    /// Largest trace a scenario may produce, in MiB (a scenario whose
+    /// boards alone would exceed it is refused before it runs).
+    #[arg(long, default_value_t = 64, value_parser = mebibytes)]
+    pub max_trace_mb: u64,
+}
+
+impl InputArgs {
+    /// Applies the caps process-wide (the scenario loader and the runner read them).
+    pub fn apply(&self) {
+        chessgrade::scenario::set_max_input_bytes(self.max_input_mb << 20);
+        chessgrade::trace::set_max_trace_bytes(self.max_trace_mb << 20);
+    }
+}
+
+/// The reference engine's limit for `run` and `trace`.
+#[derive(Args)]
+pub struct ReferenceArgs {
+    /// Wall-clock seconds per scenario on the reference engine (perft and
+    /// divide included); a scenario over it is reported and the batch goes on.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    pub timeout: f64,
 }
 
 #[derive(Args)]
@@ -58,17 +98,98 @@ pub struct OutputArgs {
 #[derive(Args)]
 pub struct LimitArgs {
     /// Wall-clock seconds per scenario; the submission's whole process group is killed after it.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
     pub timeout: f64,
     /// CPU seconds per scenario.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = cpu_seconds)]
     pub cpu: u64,
     /// Memory (address space) per scenario, in MiB.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = memory_mb)]
     pub memory_mb: u64,
     /// Answers read per scenario, in MiB.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = output_mb)]
     pub max_output_mb: usize,
+    /// Wall-clock seconds for compiling a --submission; the whole build (compiler
+    /// subprocesses included) is killed after it.
+    #[arg(long, default_value_t = 120.0)]
+    pub compile_timeout: f64,
+}
+
+/// The longest wall-clock limit accepted: a week.
+pub const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+
+/// A positive, finite number of seconds up to [`MAX_SECONDS`].
+pub fn seconds(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !s.is_finite() || s <= 0.0 {
+        return Err(format!("seconds must be more than 0, found `{text}`"));
+    }
+    if s > MAX_SECONDS {
+        return Err(format!(
+            "seconds must be at most {MAX_SECONDS} (a week), found `{text}`"
+        ));
+    }
+    // Below a millisecond no limit can be kept.
+    Ok(s.max(0.001))
+}
+
+/// A whole number in `min..=max`, described as `what`.
+fn bounded(text: &str, min: u64, max: u64, what: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number of {what}"))?;
+    if !(min..=max).contains(&n) {
+        return Err(format!("{what} must be from {min} to {max}, found {n}"));
+    }
+    Ok(n)
+}
+
+fn jobs(text: &str) -> Result<usize, String> {
+    bounded(text, 1, 1024, "jobs").map(|n| n as usize)
+}
+
+fn cpu_seconds(text: &str) -> Result<u64, String> {
+    bounded(text, 1, 7 * 24 * 3600, "CPU seconds")
+}
+
+/// Below 16 MiB no C++ program starts, and the failure would look like the
+/// student's.
+fn memory_mb(text: &str) -> Result<u64, String> {
+    bounded(text, 16, 1 << 20, "MiB of memory")
+}
+
+fn output_mb(text: &str) -> Result<usize, String> {
+    bounded(text, 1, 4096, "MiB of output").map(|n| n as usize)
+}
+
+fn mebibytes(text: &str) -> Result<u64, String> {
+    bounded(text, 1, 1 << 16, "MiB")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_checked_with_messages_naming_the_range() {
+        assert_eq!(seconds("2.5"), Ok(2.5));
+        for bad in ["1e300", "inf", "NaN", "0", "-1", "x"] {
+            assert!(seconds(bad).is_err(), "{bad}");
+        }
+        assert!(seconds("1e300").unwrap_err().contains("at most"));
+        assert_eq!(
+            memory_mb("0").unwrap_err(),
+            "MiB of memory must be from 16 to 1048576, found 0"
+        );
+        assert!(jobs("0").is_err() && jobs("4") == Ok(4));
+        assert!(cpu_seconds("0").is_err());
+        assert!(output_mb("0").is_err());
+        assert!(mebibytes("99999999999999").is_err());
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,10 +8,12 @@ use super::args::{Format, LimitArgs, OutputArgs, ScenarioArgs};
 use super::batch::{self, Discovered};
 use super::emit::{emit, write_out};
 use chessgrade::class::{self, ClassOptions, Graded};
+use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Report, html};
 use chessgrade::runner::{SnapshotMode, Summary};
 use chessgrade::snapshot::SnapshotStore;
 use chessgrade::subject::Limits;
+use chessgrade::submission::CppOptions;
 use colored::Colorize;
 use std::path::Path;
 use std::sync::Mutex;
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 pub fn grade_class(
     dir: &Path,
     args: &ScenarioArgs,
-    compiler: &str,
+    (compiler, cflags): (&str, Option<&str>),
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
@@ -51,16 +53,34 @@ pub fn grade_class(
         }
     };
     let started = Instant::now();
+    args.input.apply();
     let Discovered {
         found,
         errors,
+        skipped,
         identity,
     } = batch::discover(args);
+    for note in &skipped {
+        eprintln!("note: {}", terminal(note));
+    }
     for diag in &errors {
-        eprintln!("error: {diag}");
+        eprintln!("error: {}", terminal(&diag.to_string()));
+    }
+    if found.is_empty() && errors.is_empty() && !args.allow_empty {
+        eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
+        return 2;
+    }
+    let compile_timeout = limit_args.compile_timeout;
+    if !(compile_timeout.is_finite() && compile_timeout > 0.0 && compile_timeout <= 86_400.0) {
+        eprintln!("error: --compile-timeout must be a number of seconds in (0, 86400]");
+        return 2;
+    }
+    let mut cpp = CppOptions::new(compiler, Duration::from_secs_f64(compile_timeout));
+    if let Some(flags) = cflags {
+        cpp.cflags = flags.split_whitespace().map(str::to_string).collect();
     }
     let opts = ClassOptions {
-        compiler: compiler.to_string(),
+        cpp,
         limits: Limits {
             timeout: Duration::from_secs_f64(limit_args.timeout),
             cpu_seconds: limit_args.cpu.max(1),
@@ -69,7 +89,6 @@ pub fn grade_class(
             ..Limits::default()
         },
         jobs: batch::jobs(args),
-        build_timeout: Duration::from_secs(300),
         mode: SnapshotMode::Check,
     };
     let store = SnapshotStore::new(&args.snapshots);
@@ -94,7 +113,7 @@ pub fn grade_class(
             bar.suspend(|| {
                 println!(
                     "{status} {}: {}/{} points, {} failed [{:.1}s]",
-                    g.member.name,
+                    terminal(&g.member.name),
                     s.points,
                     s.possible,
                     s.failed + s.errors,
@@ -108,13 +127,13 @@ pub fn grade_class(
     bar.finish_and_clear();
     let reports: Vec<Report> = graded.iter().map(|g| g.report(&identity)).collect();
     let class_report = ClassReport::new(reports);
-    println!("\n{}", class_report.table());
+    println!("\n{}", terminal(&class_report.table()));
     let staff: Vec<String> = graded
         .iter()
         .filter_map(|g| {
             g.staff_error
                 .as_ref()
-                .map(|e| format!("{}: {e}", g.member.name))
+                .map(|e| format!("{}: {e}", terminal(&g.member.name)))
         })
         .collect();
     for e in &staff {

@@ -1,15 +1,21 @@
-//! Writing a finished report in the chosen format, to a file (atomically)
-//! or to stdout. Formatting itself lives in `chessgrade::report`.
+//! Writing a finished report in the chosen format, to a file or to stdout.
+//! Formatting itself lives in `chessgrade::report`.
+//!
+//! `--output` is written atomically (a temporary file renamed over it) only
+//! when it is a new path or a regular file. Anything else is never replaced:
+//! a device, FIFO or a symbolic link (`/dev/stdout`, `/dev/null`) is written
+//! in place, as a shell's `>` would; a dangling link or a folder is refused.
+//! Every failure comes back as an error for the caller to report (exit 2).
 
 use super::args::Format;
 use chessgrade::report::{HumanReporter, Report, formats, html};
 use chessgrade::runner::{ScenarioResult, Summary};
 use chessgrade::snapshot::write_atomic;
-use std::io::Write;
+use std::io::{Error, ErrorKind, Write};
 use std::path::Path;
 use std::time::Duration;
 
-/// Writes `report` in `format` to `path` (atomically) or stdout.
+/// Writes `report` in `format` to `path` or stdout.
 pub fn emit(
     report: &Report,
     format: Format,
@@ -41,10 +47,49 @@ pub fn emit(
     write_out(path, &buf)
 }
 
-/// Writes finished bytes to `path` (atomically) or stdout.
+/// Writes finished bytes to `path` (see the module doc) or stdout.
 pub fn write_out(path: Option<&Path>, bytes: &[u8]) -> std::io::Result<()> {
-    match path {
-        Some(p) => write_atomic(p, &String::from_utf8_lossy(bytes)),
-        None => std::io::stdout().lock().write_all(bytes),
+    let Some(p) = path else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes)?;
+        return out.flush();
+    };
+    match std::fs::symlink_metadata(p) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            write_atomic(p, &String::from_utf8_lossy(bytes))
+        }
+        Err(e) => Err(e),
+        Ok(m) if m.is_file() => write_atomic(p, &String::from_utf8_lossy(bytes)),
+        Ok(m) if m.is_dir() => Err(Error::other("it is a folder")),
+        Ok(_) => match std::fs::metadata(p) {
+            Err(_) => Err(Error::other(
+                "it is a dangling symbolic link; refusing to create its target",
+            )),
+            Ok(t) if t.is_dir() => Err(Error::other("it is a link to a folder")),
+            Ok(_) => write_in_place(p, bytes),
+        },
     }
+}
+
+/// Writes into an existing non-regular file (a device, a FIFO, a link),
+/// never replacing it. A FIFO is opened without blocking: one that nobody
+/// reads is an error, not a hang.
+fn write_in_place(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .custom_flags(OFlag::O_NONBLOCK.bits())
+        .open(p)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == nix::errno::Errno::ENXIO as i32 => {
+                Error::other("it is a FIFO that no process is reading")
+            }
+            _ => e,
+        })?;
+    // Back to blocking writes, so a slow reader is waited for.
+    fcntl(&file, FcntlArg::F_SETFL(OFlag::empty())).map_err(Error::from)?;
+    file.write_all(bytes)?;
+    file.flush()
 }

@@ -10,7 +10,7 @@ use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
 use chessgrade::runner;
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
+use chessgrade::subject::{EngineSubject, Limits, ProcessSubject, Subject};
 use chessgrade::submission::{self, BuildError};
 use std::ffi::OsString;
 use std::io::Write;
@@ -20,8 +20,12 @@ use std::time::Duration;
 pub struct ExplainArgs {
     pub scenario: PathBuf,
     pub submission: Option<PathBuf>,
-    pub engine: Option<Vec<OsString>>,
+    /// `--engine`'s one argument (empty when the command follows `--`).
+    pub engine: Option<String>,
+    /// The command after `--`.
+    pub command: Vec<OsString>,
     pub compiler: String,
+    pub cflags: Option<String>,
     pub snapshots: PathBuf,
     pub root: PathBuf,
     pub line: Option<u32>,
@@ -70,7 +74,12 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
     let (mut subject, name, _build): (Box<dyn Subject>, String, _) =
         match (&a.submission, &a.engine) {
             (Some(dir), _) => {
-                match submission::build_cpp(dir, &a.compiler, Duration::from_secs(300)) {
+                let mut options =
+                    submission::CppOptions::new(&a.compiler, Duration::from_secs(300));
+                if let Some(flags) = &a.cflags {
+                    options.cflags = flags.split_whitespace().map(str::to_string).collect();
+                }
+                match submission::build_cpp(dir, &options) {
                     Ok(build) => (
                         Box::new(ProcessSubject::new(build.command.clone(), limits)),
                         format!("submission {}", dir.display()),
@@ -86,14 +95,15 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
                     }
                 }
             }
-            (None, Some(argv)) => {
-                let mut argv = argv.iter().cloned();
-                let program = PathBuf::from(argv.next().expect("clap requires one value"));
-                let name = format!("engine {}", program.display());
-                let cmd = EngineCommand {
-                    program,
-                    args: argv.collect(),
+            (None, Some(engine)) => {
+                let cmd = match super::grade::engine_command(engine, a.command.clone()) {
+                    Ok(cmd) => cmd,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
                 };
+                let name = format!("engine {}", cmd.program.display());
                 (Box::new(ProcessSubject::new(cmd, limits)), name, None)
             }
             (None, None) => (

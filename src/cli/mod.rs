@@ -13,13 +13,16 @@ mod class;
 mod completions;
 mod emit;
 mod explain;
+mod r#gen;
 mod grade;
 mod merge;
 mod perft;
 mod run;
+mod serve;
+mod shrink;
 mod trace;
 
-use args::{LimitArgs, OutputArgs, ScenarioArgs};
+use args::{InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -28,7 +31,8 @@ use std::path::PathBuf;
 pub use args::Format;
 
 const EXIT_CODES: &str = "Exit codes: 0 all scenarios passed; 1 some scenario failed; \
-2 usage error or unreadable input (malformed scenario, missing file).";
+2 usage error or unreadable input (malformed scenario, missing file, no scenario selected, \
+a scenario over a limit on the reference engine, an output that cannot be written).";
 
 #[derive(Parser)]
 #[command(
@@ -53,6 +57,8 @@ enum ColorChoice {
     Never,
 }
 
+// Parsed once per run: the size of the biggest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios on the reference engine and compare with the snapshots.
@@ -67,6 +73,8 @@ enum Command {
         #[arg(long)]
         accept: bool,
         #[command(flatten)]
+        reference: ReferenceArgs,
+        #[command(flatten)]
         output: OutputArgs,
     },
     /// Print the reference engine's trace of one scenario.
@@ -74,6 +82,10 @@ enum Command {
     Trace {
         /// The scenario file.
         file: PathBuf,
+        #[command(flatten)]
+        reference: ReferenceArgs,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Grade a submission: drive it call by call through every scenario and
     /// compare its traces with the snapshots.
@@ -81,19 +93,42 @@ enum Command {
     Grade {
         #[command(flatten)]
         scenarios: ScenarioArgs,
-        /// A Lab 3 C++ submission folder (headers and .cc files), compiled with the adapter.
-        #[arg(long, conflicts_with_all = ["engine", "class"], required_unless_present_any = ["engine", "class"])]
+        /// A submission folder: Lab 3 C++ classes (headers and .cc files, compiled with the
+        /// adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK).
+        #[arg(long, conflicts_with_all = ["engine", "class"], required_unless_present_any = ["engine", "program", "command", "class"])]
         submission: Option<PathBuf>,
         /// A class: one sub-folder per Lab 3 submission (named after it), graded in parallel.
-        #[arg(long, conflicts_with = "engine", value_name = "DIR")]
+        #[arg(long, conflicts_with_all = ["engine", "program", "build", "overlay", "console_texts"], value_name = "DIR")]
         class: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: the program and its arguments
-        /// (put it last, or end its arguments with `;`).
-        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
-        engine: Option<Vec<OsString>>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with = "program")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
+        /// A console program to grade as is (no build); with --submission, the
+        /// program the build makes (instead of the course's `chess`).
+        #[arg(long)]
+        program: Option<PathBuf>,
+        /// Console uploads: a shell command that builds the upload (run in its folder).
+        #[arg(long)]
+        build: Option<String>,
+        /// Console uploads: staff files copied over the upload before building
+        /// (the starter files a student must not change).
+        #[arg(long)]
+        overlay: Option<PathBuf>,
+        /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+        #[arg(long)]
+        console_texts: Option<PathBuf>,
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
+        /// Compiler flags for --submission, one string split at spaces
+        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+        #[arg(long, allow_hyphen_values = true)]
+        cflags: Option<String>,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -111,12 +146,21 @@ enum Command {
         /// A Lab 3 C++ submission folder to explain (default: the reference engine).
         #[arg(long, conflicts_with = "engine")]
         submission: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md (put it last, or end its arguments with `;`).
-        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
-        engine: Option<Vec<OsString>>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
+        /// Compiler flags for --submission, one string split at spaces
+        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+        #[arg(long, allow_hyphen_values = true)]
+        cflags: Option<String>,
         /// Show only the step on this scenario line.
         #[arg(long)]
         line: Option<u32>,
@@ -155,6 +199,78 @@ enum Command {
     },
     /// Print the man page (roff) to stdout: `chessgrade man > chessgrade.1`.
     Man,
+    /// Generate a suite of scenarios with their snapshots from seeded random play
+    /// of the reference engine (see docs/gen.md).
+    #[command(
+        after_help = "Writes OUT/scenarios/<rules>/*.txt, OUT/snapshots/*.snap and OUT/coverage.txt; \
+run them with `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots OUT/snapshots`. \
+Exit codes: 0 written; 2 bad options or a write error."
+    )]
+    Gen {
+        /// The rule set: lab3, standard, cuhk or jhu.
+        #[arg(long)]
+        rules: chessgrade::engine::RuleSetId,
+        /// How many scenarios.
+        #[arg(long)]
+        count: usize,
+        /// The seed: the same seed (and version) gives the same bytes.
+        #[arg(long)]
+        seed: u64,
+        /// One board size for all, ROWSxCOLS (default: lab3 varies it; the others 8x8).
+        #[arg(long, value_parser = r#gen::parse_size)]
+        size: Option<chessgrade::domain::Dims>,
+        /// Steps per scenario (default: lab3 6, standard and jhu 10, cuhk 16).
+        #[arg(long)]
+        steps: Option<usize>,
+        /// Setup kinds and their weights, e.g. start=1,random=1,motif=4 (default start=2,random=1,motif=3; cuhk start only).
+        #[arg(long)]
+        mix: Option<chessgrade::r#gen::Mix>,
+        /// Replace a suite of the same rule set already in OUT.
+        #[arg(long)]
+        force: bool,
+        /// The folder to write to.
+        out: PathBuf,
+    },
+    /// Shrink a scenario on which a submission fails to a small one that still
+    /// fails the same way; print it and its first mismatch.
+    #[command(
+        after_help = "Expected answers for each smaller candidate come from the reference engine. \
+Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
+2 usage error, unreadable scenario, or a submission that cannot be built or run."
+    )]
+    Shrink {
+        /// The failing scenario file.
+        file: PathBuf,
+        /// A Lab 3 C++ submission folder, compiled once with the adapter.
+        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
+        submission: Option<PathBuf>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
+        /// The C++ compiler for --submission.
+        #[arg(long, default_value = "g++")]
+        compiler: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Candidates to try at most (each is one run of the submission).
+        #[arg(long, default_value_t = 2000)]
+        max_runs: usize,
+        /// Write the minimal scenario here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Speak the engine protocol (docs/protocol.md, v2 and v1) on stdin/stdout
+    /// with the reference engine.
+    Serve {
+        /// Speak only protocol v1 (the Lab 3 calls, one call per request).
+        #[arg(long)]
+        v1: bool,
+    },
     /// Merge JSON reports of a split run (`--partition`) into one result.
     #[command(after_help = EXIT_CODES)]
     Merge {
@@ -182,17 +298,29 @@ pub fn main() -> u8 {
             scenarios,
             update,
             accept,
+            reference,
             output,
-        } => run::run(&scenarios, update, accept, &output),
-        Command::Trace { file } => trace::trace(&file),
+        } => run::run(&scenarios, update, accept, &reference, &output),
+        Command::Trace {
+            file,
+            reference,
+            input,
+        } => trace::trace(&file, &reference, &input),
         Command::Grade {
             scenarios,
             class: Some(dir),
             compiler,
+            cflags,
             limits,
             output,
             ..
-        } => class::grade_class(&dir, &scenarios, &compiler, &limits, &output),
+        } => class::grade_class(
+            &dir,
+            &scenarios,
+            (&compiler, cflags.as_deref()),
+            &limits,
+            &output,
+        ),
         Command::Grade {
             submission: Some(dir),
             ..
@@ -208,11 +336,60 @@ pub fn main() -> u8 {
             scenarios,
             submission,
             engine,
+            command,
+            program,
+            build,
+            overlay,
+            console_texts,
             compiler,
+            cflags,
             limits,
             output,
-            ..
-        } => grade::grade(&scenarios, submission, engine, &compiler, &limits, &output),
+            class: None,
+        } => grade::grade(
+            &scenarios,
+            grade::Target {
+                submission,
+                engine,
+                command,
+                program,
+                build,
+                overlay,
+                console_texts,
+            },
+            (&compiler, cflags.as_deref()),
+            &limits,
+            &output,
+        ),
+        Command::Gen {
+            rules,
+            count,
+            seed,
+            size,
+            steps,
+            mix,
+            force,
+            out,
+        } => r#gen::run(rules, count, seed, size, steps, mix, &out, force),
+        Command::Shrink {
+            file,
+            submission,
+            engine,
+            command,
+            compiler,
+            limits,
+            max_runs,
+            output,
+        } => shrink::run(
+            &file,
+            submission,
+            (engine, command),
+            &compiler,
+            &limits,
+            max_runs,
+            output.as_deref(),
+        ),
+        Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
             format,
@@ -230,7 +407,9 @@ pub fn main() -> u8 {
             scenario,
             submission,
             engine,
+            command,
             compiler,
+            cflags,
             line,
             all,
             ascii,
@@ -240,7 +419,9 @@ pub fn main() -> u8 {
             scenario,
             submission,
             engine,
+            command,
             compiler,
+            cflags,
             snapshots,
             root,
             line,

@@ -1,26 +1,122 @@
-//! The mailbox: which piece stands on which square.
+//! The board: which piece stands on which square.
+//!
+//! The mailbox (one cell per square) answers "what stands here" for every
+//! size and is what the rules read. Boards of at most 128 squares also keep
+//! an index of square sets (by colour, by role), updated by the same
+//! [`Board::set`], so that the set-based move generator never has to sweep
+//! the mailbox; the two can never disagree because nothing else writes.
 
+use super::geometry::Geometry;
 use super::rules::MysteryShape;
+use super::squareset::SquareSet;
 use crate::domain::{Color, Dims, Piece, Role, Square};
 use std::fmt;
 
 /// A rectangular board of optional pieces, row-major. It also knows how a
 /// Mystery piece moves, so that attack queries, which see only the board,
 /// count Mystery attackers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Board {
     dims: Dims,
     squares: Vec<Option<Piece>>,
     mystery: Option<MysteryShape>,
+    sets: SetIndex,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            dims: self.dims,
+            squares: self.squares.clone(),
+            mystery: self.mystery,
+            sets: self.sets.clone(),
+        }
+    }
+
+    /// Reuses the square vector (a scratch board refilled per call).
+    fn clone_from(&mut self, source: &Board) {
+        self.dims = source.dims;
+        self.squares.clone_from(&source.squares);
+        self.mystery = source.mystery;
+        self.sets = source.sets.clone();
+    }
+}
+
+/// The board's pieces as square sets, in the widest word the board fits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SetIndex {
+    /// More than 128 squares: the mailbox alone.
+    Mailbox,
+    Word(Sets<u64>),
+    Wide(Sets<u128>),
+}
+
+/// Where the pieces stand, by colour and by role, with the tables of the
+/// board's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Sets<S: 'static> {
+    pub geo: &'static Geometry<S>,
+    /// Indexed by [`Color`].
+    pub color: [S; 2],
+    /// Indexed by [`Role`].
+    pub role: [S; 7],
+}
+
+impl<S: SquareSet> Sets<S> {
+    fn new(dims: Dims) -> Sets<S> {
+        Sets {
+            geo: S::geometry(dims),
+            color: [S::EMPTY; 2],
+            role: [S::EMPTY; 7],
+        }
+    }
+
+    /// Square `i` changes from `old` to `new`.
+    #[inline(always)]
+    fn replace(&mut self, i: usize, old: Option<Piece>, new: Option<Piece>) {
+        if let Some(p) = old {
+            self.toggle(i, p);
+        }
+        if let Some(p) = new {
+            self.toggle(i, p);
+        }
+    }
+
+    /// Adds `piece` on square `i` if absent, removes it if present.
+    #[inline(always)]
+    fn toggle(&mut self, i: usize, piece: Piece) {
+        let bit = S::single(i);
+        self.color[piece.color as usize] ^= bit;
+        self.role[piece.role as usize] ^= bit;
+    }
+
+    /// The pieces of `color` and `role`.
+    #[inline(always)]
+    pub fn of(&self, color: Color, role: Role) -> S {
+        self.color[color as usize] & self.role[role as usize]
+    }
 }
 
 impl Board {
     pub fn empty(dims: Dims) -> Board {
+        let sets = if dims.len() <= u64::CAPACITY {
+            SetIndex::Word(Sets::new(dims))
+        } else if dims.len() <= u128::CAPACITY {
+            SetIndex::Wide(Sets::new(dims))
+        } else {
+            SetIndex::Mailbox
+        };
         Board {
             dims,
             squares: vec![None; dims.len()],
             mystery: None,
+            sets,
         }
+    }
+
+    /// The set index, for the set-based generator.
+    pub(super) fn sets(&self) -> &SetIndex {
+        &self.sets
     }
 
     /// An empty board whose Mystery pieces (if any) move as `mystery` says.
@@ -50,9 +146,27 @@ impl Board {
     }
 
     /// Puts `piece` on `sq` (or clears it), returning what stood there.
+    #[inline]
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) -> Option<Piece> {
-        let i = self.dims.index(sq);
-        std::mem::replace(&mut self.squares[i], piece)
+        self.set_at(self.dims.index(sq), piece)
+    }
+
+    /// What stands on the square of row-major index `i`.
+    #[inline(always)]
+    pub(super) fn at(&self, i: usize) -> Option<Piece> {
+        self.squares[i]
+    }
+
+    /// [`Board::set`] by row-major index: the one place squares change.
+    #[inline(always)]
+    pub(super) fn set_at(&mut self, i: usize, piece: Option<Piece>) -> Option<Piece> {
+        let old = std::mem::replace(&mut self.squares[i], piece);
+        match &mut self.sets {
+            SetIndex::Mailbox => {}
+            SetIndex::Word(sets) => sets.replace(i, old, piece),
+            SetIndex::Wide(sets) => sets.replace(i, old, piece),
+        }
+        old
     }
 
     /// Every occupied square with its piece, row-major.

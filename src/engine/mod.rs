@@ -4,12 +4,23 @@
 //! apply, which special moves exist), not a separate implementation. The
 //! layers are:
 //!
-//! - [`Board`]: the mailbox of squares, nothing else;
+//! - [`Board`]: the mailbox of squares, plus (boards of at most 128
+//!   squares) the same pieces as square sets by colour and role;
+//! - `squareset` / `geometry`: square sets in one machine word (`u64`, or
+//!   `u128` past 64 squares) and the attack tables of each board size,
+//!   built on first use of the size;
 //! - `attacks`: "is this square attacked by that colour" by reverse ray scans,
 //!   so one query costs a few rays, not a sweep over every enemy piece;
-//! - `movegen`: the moves of one piece (pseudo-legal), then the legality
-//!   filter (own king not left attacked), judged from the king's checks and
-//!   pins, with make/unmake on a scratch board for the rare tangled cases;
+//! - `movegen`: legal moves. Whole-board generation goes to `bitmoves`, the
+//!   set-based generator (checkers and pins by set operations, targets by
+//!   table lookups, a counting sink for perft's last ply); the mailbox
+//!   generator (the moves of one piece, then the king-safety filter judged
+//!   from the king's checks and pins, make/unmake on a scratch board for the
+//!   tangled cases) serves larger boards, several kings, moving Mystery
+//!   pieces and single-piece questions. A test holds the two to the same
+//!   answers on random positions of every rule set;
+//! - [`MoveList`]: a reusable list for [`Position::legal_moves_into`], so a
+//!   tree walk allocates once per ply, not per node;
 //! - [`Position`]: board + turn + castling rights / memory + en passant,
 //!   answering the Lab 3 calls, playing and undoing moves, and perft;
 //! - `fen`: FEN in and out, for any board size.
@@ -18,22 +29,27 @@
 //! testing every (from, to) pair, which would be quartic in the board side.
 
 mod attacks;
+mod bitmoves;
 mod board;
 mod fen;
 mod game;
+mod geometry;
 mod movegen;
+mod movelist;
 mod notation;
 mod perft;
 mod position;
 mod refusal;
 mod rules;
+mod squareset;
 
 pub use board::{Board, BoardText};
 pub use fen::{FenError, START_FEN};
 pub use game::{Game, MACHINE_PICKS_PER_PIECE, MACHINE_TRIALS, Scores};
 pub use movegen::{Move, MoveKind, file_name, parse_square, square_name};
+pub use movelist::MoveList;
 pub use notation::{MoveInput, arity, format_move, parse_move, syntax};
-pub use perft::{perft_report, perft_report_with};
+pub use perft::{Interrupted, divide_until, perft_report, perft_report_with, perft_until};
 pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
 pub use refusal::MoveError;
 pub use rules::{

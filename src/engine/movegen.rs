@@ -10,6 +10,7 @@
 //! kings (Lab 3 allows it) must keep each of them safe.
 
 use super::attacks::{attacked_ignoring, attacking_pawns, is_attacked, rays, shape};
+use super::bitmoves;
 use super::board::Board;
 use super::position::{CastleSide, CastlingRights, home_row};
 use super::rules::{Castling, RuleSet};
@@ -106,47 +107,71 @@ pub fn parse_square(dims: Dims, text: &str) -> Option<Square> {
 }
 
 /// Plays `mv` on `board` without any legality check; returns what it captured.
+#[inline]
 pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
-    let piece = board.set(mv.from, None);
+    let dims = board.dims();
+    make_at(board, mv, dims.index(mv.from), dims.index(mv.to))
+}
+
+/// [`make`], given the indices of `mv.from` and `mv.to`.
+#[inline(always)]
+pub(super) fn make_at(board: &mut Board, mv: Move, from: usize, to: usize) -> Option<Piece> {
+    let dims = board.dims();
+    let piece = board.set_at(from, None);
     match mv.kind {
-        MoveKind::Normal | MoveKind::DoubleStep => board.set(mv.to, piece),
+        MoveKind::Normal | MoveKind::DoubleStep => board.set_at(to, piece),
         MoveKind::EnPassant { captured } => {
-            board.set(mv.to, piece);
-            board.set(captured, None)
+            board.set_at(to, piece);
+            board.set_at(dims.index(captured), None)
         }
-        MoveKind::Promotion(role) => board.set(mv.to, piece.map(|p| Piece::new(p.color, role))),
+        MoveKind::Promotion(role) => board.set_at(to, piece.map(|p| Piece::new(p.color, role))),
         MoveKind::Castle { rook_from, rook_to } => {
             // In Chess960-like setups the four squares may overlap: lift
             // both pieces before putting either down.
-            let rook = board.set(rook_from, None);
-            board.set(mv.to, piece);
-            board.set(rook_to, rook);
+            let rook = board.set_at(dims.index(rook_from), None);
+            board.set_at(to, piece);
+            board.set_at(dims.index(rook_to), rook);
             None
         }
     }
 }
 
 /// Takes back `mv` played by [`make`], which captured `captured`.
+#[inline]
 pub(super) fn unmake(board: &mut Board, mv: Move, captured: Option<Piece>) {
+    let dims = board.dims();
+    unmake_at(board, mv, captured, dims.index(mv.from), dims.index(mv.to));
+}
+
+/// [`unmake`], given the indices of `mv.from` and `mv.to`.
+#[inline(always)]
+pub(super) fn unmake_at(
+    board: &mut Board,
+    mv: Move,
+    captured: Option<Piece>,
+    from: usize,
+    to: usize,
+) {
+    let dims = board.dims();
     match mv.kind {
         MoveKind::Normal | MoveKind::DoubleStep => {
-            let piece = board.set(mv.to, captured);
-            board.set(mv.from, piece);
+            let piece = board.set_at(to, captured);
+            board.set_at(from, piece);
         }
         MoveKind::EnPassant { captured: at } => {
-            let piece = board.set(mv.to, None);
-            board.set(mv.from, piece);
-            board.set(at, captured);
+            let piece = board.set_at(to, None);
+            board.set_at(from, piece);
+            board.set_at(dims.index(at), captured);
         }
         MoveKind::Promotion(_) => {
-            let piece = board.set(mv.to, captured);
-            board.set(mv.from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
+            let piece = board.set_at(to, captured);
+            board.set_at(from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
         }
         MoveKind::Castle { rook_from, rook_to } => {
-            let rook = board.set(rook_to, None);
-            let king = board.set(mv.to, None);
-            board.set(mv.from, king);
-            board.set(rook_from, rook);
+            let rook = board.set_at(dims.index(rook_to), None);
+            let king = board.set_at(to, None);
+            board.set_at(from, king);
+            board.set_at(dims.index(rook_from), rook);
         }
     }
 }
@@ -174,8 +199,56 @@ pub(super) enum Scope {
 }
 
 /// The legal moves of the pieces of `colors` within `scope`, appended to
-/// `out`. `board` is used as a scratch pad and restored.
+/// `out`. `board` is used as a scratch pad and restored. Whole-board scopes
+/// go to the set-based generator where it applies ([`fast_legal_moves`]).
 pub(super) fn legal_moves(
+    board: &mut Board,
+    ctx: Context,
+    colors: &[Color],
+    scope: Scope,
+    out: &mut Vec<Move>,
+) {
+    if !fast_legal_moves(board, ctx, colors, scope, out) {
+        mailbox_legal_moves(board, ctx, colors, scope, out);
+    }
+}
+
+/// [`legal_moves`] by the set-based generator ([`bitmoves`]), which needs
+/// no scratch board; `false`, with nothing appended, where it declines
+/// (boards over 128 squares, a side with several kings, moving Mystery
+/// pieces, a single piece's moves). Sorting by (from, to) is stable, so
+/// promotions stay in the rules' order and a castling after the king's
+/// plain move to the same square, as the mailbox path lists them.
+pub(super) fn fast_legal_moves(
+    board: &Board,
+    ctx: Context,
+    colors: &[Color],
+    scope: Scope,
+    out: &mut Vec<Move>,
+) -> bool {
+    if matches!(scope, Scope::FromTo(..)) {
+        return false;
+    }
+    let start = out.len();
+    if !bitmoves::generate(board, ctx, colors, &mut bitmoves::Collect(out)) {
+        return false;
+    }
+    if scope == Scope::AllSorted {
+        out[start..].sort_by_key(|mv| (mv.from, mv.to));
+    }
+    true
+}
+
+/// How many legal moves `color` has, counted without being listed, where
+/// the set-based generator applies.
+pub(super) fn count_legal_moves(board: &Board, ctx: Context, color: Color) -> Option<u64> {
+    let mut count = bitmoves::Count(0);
+    bitmoves::generate(board, ctx, &[color], &mut count).then_some(count.0)
+}
+
+/// [`legal_moves`] by the mailbox: every piece's moves by shape, then the
+/// king-safety filter. Serves every board and rule set.
+pub(super) fn mailbox_legal_moves(
     board: &mut Board,
     ctx: Context,
     colors: &[Color],

@@ -46,6 +46,20 @@ pub fn arity(notation: Notation) -> usize {
 /// argument (index) that is malformed.
 pub fn parse_move(notation: Notation, dims: Dims, args: &[&str]) -> Result<MoveInput, usize> {
     match notation {
+        // JHU's program reads any four characters as two (column, row)
+        // pairs; whatever is not `A`-`H` / `1`-`8` is off the board.
+        Notation::Jhu if args[0].len() == 4 && args[0].bytes().all(|b| b.is_ascii_graphic()) => {
+            let b = args[0].as_bytes();
+            let square = |col: u8, row: u8| {
+                let (col, row) = (col.checked_sub(b'A')?, row.checked_sub(b'1')?);
+                dims.square_at(i64::from(dims.rows()) - 1 - i64::from(row), i64::from(col))
+            };
+            Ok(MoveInput::Move {
+                from: square(b[0], b[1]),
+                to: square(b[2], b[3]),
+                promotion: None,
+            })
+        }
         Notation::Uci | Notation::Jhu => {
             let text = args[0];
             let (from, rest) = split_square(text).ok_or(0usize)?;
@@ -193,6 +207,12 @@ mod tests {
         assert_eq!(p("e2E4"), Ok(mv(None, sq(4, 4), None)));
         assert_eq!(p("E2I4"), Ok(mv(sq(6, 4), None, None)));
         assert_eq!(p("E7E8Q"), Err(0));
+        // Any four characters: what the course's program reads as two squares.
+        assert_eq!(p("@1A1"), Ok(mv(None, sq(7, 0), None)));
+        assert_eq!(p("I9A1"), Ok(mv(None, sq(7, 0), None)));
+        assert_eq!(p("A0H8"), Ok(mv(None, sq(0, 7), None)));
+        assert_eq!(p("e2e4"), Ok(mv(None, None, None)));
+        assert_eq!(p("H8A1"), Ok(mv(sq(0, 7), sq(7, 0), None)));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
+use super::movelist::MoveList;
 use super::rules::RuleSet;
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
@@ -139,6 +140,30 @@ impl UndoRecord {
     }
 }
 
+/// The squares a move empties or fills (from, to, and the rook's from and
+/// to for castling; from and to again otherwise), as squares and indices.
+struct Touched {
+    squares: [Square; 4],
+    indices: [usize; 4],
+}
+
+impl Touched {
+    #[inline(always)]
+    fn of(mv: Move, dims: Dims) -> Touched {
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => Touched {
+                squares: [mv.from, mv.to, rook_from, rook_to],
+                indices: [from, to, dims.index(rook_from), dims.index(rook_to)],
+            },
+            _ => Touched {
+                squares: [mv.from, mv.to, mv.from, mv.to],
+                indices: [from, to, from, to],
+            },
+        }
+    }
+}
+
 /// How the game stands. A position knows the first four; a [`super::Game`]
 /// also knows how it ended by a king's capture or by a stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +231,11 @@ impl Position {
     #[cfg(test)]
     pub(super) fn set_rules(&mut self, rules: RuleSet) {
         self.rules = rules;
+    }
+
+    #[cfg(test)]
+    pub(super) fn board_mut_for_tests(&mut self) -> &mut Board {
+        &mut self.board
     }
 
     pub fn board(&self) -> &Board {
@@ -278,7 +308,7 @@ impl Position {
         self.untouched[self.dims().index(sq)]
     }
 
-    fn context(&self) -> Context<'_> {
+    pub(super) fn context(&self) -> Context<'_> {
         Context {
             rules: &self.rules,
             en_passant: self.en_passant,
@@ -308,11 +338,14 @@ impl Position {
         movegen::legal_moves(board, ctx, &[*turn], Scope::All, out);
     }
 
-    /// The legal moves of `colors` within `scope`, on a copy of the board.
+    /// The legal moves of `colors` within `scope`: by the set-based
+    /// generator where it applies, else on a copy of the board.
     fn generate_on_copy(&self, colors: &[Color], scope: Scope) -> Vec<Move> {
-        let mut scratch = self.board.clone();
         let mut out = Vec::with_capacity(64);
-        movegen::legal_moves(&mut scratch, self.context(), colors, scope, &mut out);
+        if !movegen::fast_legal_moves(&self.board, self.context(), colors, scope, &mut out) {
+            let mut scratch = self.board.clone();
+            movegen::legal_moves(&mut scratch, self.context(), colors, scope, &mut out);
+        }
         out
     }
 
@@ -335,6 +368,30 @@ impl Position {
     /// The legal moves of the side to move, sorted by (from, to) row-major.
     pub fn legal_moves(&self) -> Vec<Move> {
         self.generate_on_copy(&[self.turn], Scope::AllSorted)
+    }
+
+    /// The legal moves of the side to move into `out` (cleared first), in
+    /// generation order: the moves of [`Position::legal_moves`] without its
+    /// sort and, once `out` has grown, without an allocation.
+    pub fn legal_moves_into(&self, out: &mut MoveList) {
+        let colors = [self.turn];
+        if !movegen::fast_legal_moves(
+            &self.board,
+            self.context(),
+            &colors,
+            Scope::All,
+            out.cleared(),
+        ) {
+            let (moves, scratch) = out.cleared_with_scratch(&self.board);
+            movegen::legal_moves(scratch, self.context(), &colors, Scope::All, moves);
+        }
+    }
+
+    /// How many legal moves the side to move has (what perft counts on its
+    /// last ply), without listing them where the set-based generator applies.
+    pub fn count_legal_moves(&self) -> u64 {
+        movegen::count_legal_moves(&self.board, self.context(), self.turn)
+            .unwrap_or_else(|| self.legal_moves().len() as u64)
     }
 
     /// The legal move from `from` to `to` for whoever stands on `from` (if
@@ -384,34 +441,36 @@ impl Position {
     /// it back with [`Position::undo`].
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
-        let rook_squares = match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
-            _ => [mv.from, mv.to],
-        };
-        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
-        let mut record = UndoRecord {
+        let touched = Touched::of(mv, dims);
+        let [from, to, rook_from, rook_to] = touched.indices;
+        let untouched = touched.indices.map(|i| self.untouched[i]);
+        let mover = self.board.at(from);
+        let captured = movegen::make_at(&mut self.board, mv, from, to);
+        self.untouched[from] = false;
+        self.untouched[to] = false;
+        self.untouched[rook_from] = false;
+        self.untouched[rook_to] = false;
+        let record = UndoRecord {
             mv,
-            captured: None,
+            captured,
             turn: self.turn,
             castling: self.castling,
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
             fullmove_number: self.fullmove_number,
-            untouched: touched.map(|sq| self.untouched[dims.index(sq)]),
+            untouched,
         };
-        let mover = self.board.get(mv.from);
-        record.captured = movegen::make(&mut self.board, mv);
-        for sq in touched {
-            self.untouched[dims.index(sq)] = false;
-        }
-
-        if let Some(p) = mover.filter(|p| p.role == Role::King) {
-            self.castling.set(p.color, CastleSide::King, None);
-            self.castling.set(p.color, CastleSide::Queen, None);
-        }
         if !self.castling.is_empty() {
-            for sq in touched {
-                self.castling.touch(sq, dims);
+            if let Some(p) = mover.filter(|p| p.role == Role::King) {
+                self.castling.set(p.color, CastleSide::King, None);
+                self.castling.set(p.color, CastleSide::Queen, None);
+            }
+            // Rights name rooks on the home rows: only those squares matter.
+            let last = dims.rows() - 1;
+            for sq in touched.squares {
+                if sq.row == 0 || sq.row == last {
+                    self.castling.touch(sq, dims);
+                }
             }
         }
         self.en_passant = match mv.kind {
@@ -422,7 +481,7 @@ impl Position {
             _ => None,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
-        self.halfmove_clock = if pawn_move || record.captured.is_some() {
+        self.halfmove_clock = if pawn_move || captured.is_some() {
             0
         } else {
             self.halfmove_clock.saturating_add(1)
@@ -438,17 +497,16 @@ impl Position {
     /// castling rights, en-passant square, clocks and untouched squares are
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
-        let dims = self.dims();
         let mv = record.mv;
-        movegen::unmake(&mut self.board, mv, record.captured);
-        let rook_squares = match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => [rook_from, rook_to],
-            _ => [mv.from, mv.to],
-        };
-        let touched = [mv.from, mv.to, rook_squares[0], rook_squares[1]];
-        for (sq, was) in touched.into_iter().zip(record.untouched).rev() {
-            self.untouched[dims.index(sq)] = was;
-        }
+        let [from, to, rook_from, rook_to] = Touched::of(mv, self.dims()).indices;
+        movegen::unmake_at(&mut self.board, mv, record.captured, from, to);
+        // All four were read before the move: where squares coincide
+        // (castling in Chess960-like setups) the values agree.
+        let [was_from, was_to, was_rook_from, was_rook_to] = record.untouched;
+        self.untouched[from] = was_from;
+        self.untouched[to] = was_to;
+        self.untouched[rook_from] = was_rook_from;
+        self.untouched[rook_to] = was_rook_to;
         self.turn = record.turn;
         self.castling = record.castling;
         self.en_passant = record.en_passant;
@@ -540,6 +598,11 @@ impl Position {
         let Some((moves, deeper)) = buffers.split_first_mut() else {
             return 1;
         };
+        if depth == 1
+            && let Some(n) = movegen::count_legal_moves(&self.board, self.context(), self.turn)
+        {
+            return n;
+        }
         moves.clear();
         self.generate(moves);
         if depth == 1 {

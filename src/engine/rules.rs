@@ -130,6 +130,11 @@ impl RoleSet {
         self.0 == 0
     }
 
+    /// How many roles the set holds.
+    pub const fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
     pub fn iter(self) -> impl Iterator<Item = Role> {
         RoleSet::PREFERENCE
             .into_iter()

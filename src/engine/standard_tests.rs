@@ -580,3 +580,24 @@ proptest! {
         prop_assert_eq!(actual, expected, "{}", p.to_fen());
     }
 }
+
+#[test]
+fn legal_moves_into_lists_legal_moves_unsorted_on_any_size() {
+    let fens = [
+        START_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        // 12x12: past 128 squares, the mailbox path with its scratch board.
+        "rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1",
+    ];
+    let mut list = crate::engine::MoveList::new();
+    for fen in fens {
+        let pos = Position::from_fen(RuleSet::standard(), fen).unwrap();
+        for _ in 0..2 {
+            pos.legal_moves_into(&mut list);
+            let mut unsorted = list.to_vec();
+            unsorted.sort_by_key(|mv| (mv.from, mv.to));
+            assert_eq!(unsorted, pos.legal_moves(), "{fen}");
+            assert_eq!(pos.count_legal_moves(), list.len() as u64, "{fen}");
+        }
+    }
+}

@@ -282,6 +282,8 @@ impl Diagram {
             for c in cw.start..cw.end {
                 let ch = cells.get(c).copied().unwrap_or(' ');
                 let glyph = if style.unicode { unicode(ch) } else { ch };
+                // A square is a submission's character: never a control.
+                let glyph = super::sanitize::terminal(glyph.encode_utf8(&mut [0; 4])).into_owned();
                 let cell = match marks.get(&[r, c]) {
                     Some(m) => {
                         let text = format!("{:>w$}{glyph}", m.symbol(), w = cell_w - 1);
@@ -428,7 +430,7 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
             expected,
             actual,
         ),
-        FailureKind::Subject(_) | FailureKind::CompileError(_) => {}
+        FailureKind::Subject(_) | FailureKind::CompileError(_) | FailureKind::Transcript(_) => {}
     }
     if !f.board_before.as_str().is_empty() {
         let d = Diagram::new("board before the step", &f.board_before, coords);

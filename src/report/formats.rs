@@ -1,8 +1,11 @@
 //! Rendering a [`Report`] as JSON, JUnit XML, Gradescope's `results.json`
 //! or GitHub Actions annotations. Each renderer only lays out what the
-//! report already says.
+//! report already says. What a submission printed is made safe for each
+//! format by [`super::sanitize`]: XML-invalid characters escaped in JUnit,
+//! terminal controls escaped in GitHub's log; JSON escapes by itself.
 
 use super::model::{Report, Status};
+use super::sanitize;
 use quick_xml::Writer;
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, Event};
 use serde::Serialize;
@@ -96,9 +99,9 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             None => "chessgrade".to_string(),
         };
         let mut case = BytesStart::new("testcase");
-        case.push_attribute(("name", s.name.as_str()));
-        case.push_attribute(("classname", classname.as_str()));
-        case.push_attribute(("file", s.path.as_str()));
+        case.push_attribute(("name", sanitize::xml(&s.name).as_ref()));
+        case.push_attribute(("classname", sanitize::xml(&classname).as_ref()));
+        case.push_attribute(("file", sanitize::xml(&s.path).as_ref()));
         case.push_attribute(("time", format!("{:.3}", s.elapsed_secs).as_str()));
         let tag = match s.status {
             Status::Pass | Status::Updated => {
@@ -110,11 +113,12 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         };
         w.write_event(Event::Start(case))?;
         let mut el = BytesStart::new(tag);
-        el.push_attribute(("message", s.message.as_str()));
+        el.push_attribute(("message", sanitize::xml(&s.message).as_ref()));
         el.push_attribute(("type", s.class.as_deref().unwrap_or("failure")));
         w.write_event(Event::Start(el))?;
         // CDATA cannot hold "]]>": split it across two sections.
-        let parts: Vec<&str> = s.details.split("]]>").collect();
+        let details = sanitize::xml(&s.details);
+        let parts: Vec<&str> = details.split("]]>").collect();
         for (i, part) in parts.iter().enumerate() {
             let open = if i == 0 { "" } else { ">" };
             let close = if i + 1 < parts.len() { "]]" } else { "" };
@@ -156,7 +160,8 @@ pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    sanitize::terminal(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -242,6 +247,87 @@ mod tests {
         assert_eq!((cases, failures), (2, 1));
         assert_eq!(cdata, "details <&> ]]> end", "CDATA survives intact");
         assert!(xml.contains("tests=\"2\" failures=\"1\" errors=\"0\""));
+    }
+
+    /// A report carrying what a hostile submission printed.
+    fn hostile() -> Report {
+        let mut report = sample();
+        let s = &mut report.scenarios[1];
+        s.message = "answered `\x1b[2J\x07\x00`".into();
+        s.details = "stderr: \x1b]0;pwned\x07\x00\x08\u{fffe} ]]> \u{202e}end".into();
+        s.name = "a/\x1by.txt".into();
+        report
+    }
+
+    fn render_hostile(f: fn(&Report, &mut dyn Write) -> io::Result<()>) -> String {
+        let mut buf = Vec::new();
+        f(&hostile(), &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn junit_stays_well_formed_whatever_a_submission_prints() {
+        let xml = render_hostile(junit);
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let mut cdata = String::new();
+        let mut message = String::new();
+        loop {
+            match reader.read_event().expect("well-formed XML") {
+                Event::Eof => break,
+                Event::Start(e) if e.name().as_ref() == "failure" => {
+                    let attr = e.try_get_attribute("message").unwrap().unwrap();
+                    message = attr
+                        .normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                        .unwrap()
+                        .into_owned();
+                }
+                Event::CData(t) => cdata.push_str(&t.into_inner()),
+                _ => {}
+            }
+        }
+        // Every character is one XML 1.0 allows (the parser above does not
+        // check that by itself).
+        let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+        assert!(xml.chars().all(allowed), "{xml:?}");
+        assert_eq!(message, "answered `\\x1b[2J\\x07\\x00`");
+        assert_eq!(
+            cdata,
+            "stderr: \\x1b]0;pwned\\x07\\x00\\x08\\u{fffe} ]]> \u{202e}end"
+        );
+    }
+
+    #[test]
+    fn json_carries_a_submissions_text_exactly_and_stays_valid() {
+        type Field = fn(&serde_json::Value) -> &serde_json::Value;
+        let renderers: [(_, Field); 2] = [
+            (json as fn(&Report, &mut dyn Write) -> io::Result<()>, |v| {
+                &v["scenarios"][1]["details"]
+            }),
+            (gradescope, |v| &v["tests"][1]["output"]),
+        ];
+        for (render, details) in renderers {
+            let text = render_hostile(render);
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n'),
+                "{text:?}"
+            );
+            let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+            assert_eq!(
+                details(&v).as_str(),
+                Some(hostile().scenarios[1].details.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn github_logs_get_no_terminal_controls() {
+        let text = render_hostile(github);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\x1b]0;pwned\\x07"), "{text}");
+        assert!(text.contains("\\u{202e}end"), "{text}");
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The terminal report: one line per scenario (with its time when asked),
 //! details for failures with board diagrams (the squares that matter
 //! marked), a recap of every failure with its one-line cause, and a
-//! summary line.
+//! summary line. Everything that came from a submission (or a file) is
+//! passed through [`sanitize::terminal`] before it reaches the terminal.
 
 use super::diagram::{Diagram, Style, failure_diagrams};
 use super::model::cause;
+use super::sanitize::terminal;
 use crate::compare::{Detail, Mismatch};
-use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, Verdict};
+use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
 use colored::Colorize;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -60,16 +62,13 @@ impl<W: Write> HumanReporter<W> {
             Verdict::Fail(_) | Verdict::NoSnapshot => "FAIL".red().bold(),
         };
         let points = format!("{:>3}/{:<3}", r.earned(), r.points);
+        let name = r.name.display().to_string();
+        let name = terminal(&name);
         if self.timed {
             let time = format!("[{:.3}s]", r.elapsed.as_secs_f64());
-            writeln!(
-                self.out,
-                "{label} {points} {} {}",
-                r.name.display(),
-                time.dimmed()
-            )?;
+            writeln!(self.out, "{label} {points} {name} {}", time.dimmed())?;
         } else {
-            writeln!(self.out, "{label} {points} {}", r.name.display())?;
+            writeln!(self.out, "{label} {points} {name}")?;
         }
         match &r.verdict {
             Verdict::Pass => Ok(()),
@@ -78,19 +77,23 @@ impl<W: Write> HumanReporter<W> {
                 self.out,
                 "      no snapshot yet: run with --update (then `cargo insta review`) or --accept"
             ),
-            Verdict::Updated { path, .. } => writeln!(self.out, "      wrote {}", path.display()),
+            Verdict::Updated { path, .. } => {
+                let path = path.display().to_string();
+                writeln!(self.out, "      wrote {}", terminal(&path))
+            }
             Verdict::InputError(diag) => self.indented(&diag.to_string(), "      "),
         }
     }
 
     /// A diagnostic that belongs to no scenario (e.g. a missing path argument).
     pub fn input_error(&mut self, diag: &crate::scenario::Diagnostic) -> io::Result<()> {
-        writeln!(self.out, "{} {}", " ERR".red().bold(), diag)
+        let diag = diag.to_string();
+        writeln!(self.out, "{} {}", " ERR".red().bold(), terminal(&diag))
     }
 
     /// A note about the run as a whole (e.g. a file left out of a build).
     pub fn note(&mut self, note: &str) -> io::Result<()> {
-        writeln!(self.out, "{} {note}", "note:".yellow().bold())
+        writeln!(self.out, "{} {}", "note:".yellow().bold(), terminal(note))
     }
 
     fn failure(&mut self, f: &Failure) -> io::Result<()> {
@@ -101,12 +104,13 @@ impl<W: Write> HumanReporter<W> {
             (Some(l), _) => format!("line {l}"),
             (None, _) => "setup".to_string(),
         };
-        let step = f.step_source.as_deref().unwrap_or("");
+        let step = terminal(f.step_source.as_deref().unwrap_or("")).into_owned();
         let what = match &f.kind {
             FailureKind::WrongAnswer(_) => "a call did not match the expected answer".to_string(),
             FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
             FailureKind::Subject(e) => e.to_string(),
             FailureKind::CompileError(_) => "compile error".to_string(),
+            FailureKind::Transcript(t) => t.problem.to_string(),
         };
         if let FailureKind::CompileError(_) = f.kind {
             writeln!(
@@ -121,12 +125,13 @@ impl<W: Write> HumanReporter<W> {
                 at.bold(),
                 step.bold()
             )?;
-            writeln!(self.out, "        {}", what.red())?;
+            writeln!(self.out, "        {}", terminal(&what).red())?;
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
             FailureKind::CompileError(msg) => self.indented(msg, "        ")?,
             FailureKind::BoardOutOfSync { .. } | FailureKind::Subject(_) => {}
+            FailureKind::Transcript(t) => self.transcript(t)?,
         }
         for diagram in failure_diagrams(f) {
             self.diagram(&diagram)?;
@@ -141,6 +146,29 @@ impl<W: Write> HumanReporter<W> {
             if lines.len() > SHOWN {
                 writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
             }
+        }
+        Ok(())
+    }
+
+    fn transcript(&mut self, t: &TranscriptMismatch) -> io::Result<()> {
+        let sent = t
+            .input
+            .as_deref()
+            .map_or("(nothing: the program's start)".into(), |i| {
+                i.lines().collect::<Vec<_>>().join(" ⏎ ")
+            });
+        writeln!(self.out, "        input sent: {}", sent.bold())?;
+        self.items("expected", &t.expected, |s| s.green().to_string())?;
+        self.items("actual", &t.actual, |s| s.red().to_string())?;
+        const SHOWN: usize = 40;
+        let lines: Vec<&str> = t.raw_output.lines().collect();
+        writeln!(self.out, "        the program's output for this command:")?;
+        if lines.is_empty() {
+            writeln!(self.out, "{INDENT}(nothing)")?;
+        }
+        self.indented(&lines[..lines.len().min(SHOWN)].join("\n"), INDENT)?;
+        if lines.len() > SHOWN {
+            writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
         }
         Ok(())
     }
@@ -165,8 +193,8 @@ impl<W: Write> HumanReporter<W> {
                 writeln!(
                     self.out,
                     "        result: expected {}, actual {}",
-                    show(expected_result).green(),
-                    show(actual_result).red()
+                    terminal(&show(expected_result)).green(),
+                    terminal(&show(actual_result)).red()
                 )?;
                 // The boards after (when both exist and differ) are diagrams.
                 if expected_board != actual_board
@@ -176,12 +204,12 @@ impl<W: Write> HumanReporter<W> {
                     writeln!(
                         self.out,
                         "        expected board after: {}",
-                        show(expected_board)
+                        terminal(&show(expected_board))
                     )?;
                     writeln!(
                         self.out,
                         "        actual board after: {}",
-                        show(actual_board)
+                        terminal(&show(actual_board))
                     )?;
                 }
                 Ok(())
@@ -204,13 +232,14 @@ impl<W: Write> HumanReporter<W> {
         }
         writeln!(self.out, "        {title}:")?;
         for item in items {
-            writeln!(self.out, "{INDENT}{}", paint(item))?;
+            writeln!(self.out, "{INDENT}{}", paint(&terminal(item)))?;
         }
         Ok(())
     }
 
     fn diagram(&mut self, d: &Diagram) -> io::Result<()> {
         writeln!(self.out, "        {}:", d.title)?;
+        // The diagram escapes every square itself (its marks are colours).
         write!(self.out, "{}", d.render(INDENT, self.style))
     }
 
@@ -232,12 +261,13 @@ impl<W: Write> HumanReporter<W> {
                 Verdict::InputError(_) => " ERR",
                 _ => "FAIL",
             };
+            let name = r.name.display().to_string();
             writeln!(
                 self.out,
                 "  {} {}: {}",
                 label.red().bold(),
-                r.name.display(),
-                cause(r).unwrap_or_default()
+                terminal(&name),
+                terminal(&cause(r).unwrap_or_default())
             )?;
         }
         Ok(())
@@ -257,7 +287,7 @@ impl<W: Write> HumanReporter<W> {
 
     fn indented(&mut self, text: &str, indent: &str) -> io::Result<()> {
         for line in text.lines() {
-            writeln!(self.out, "{indent}{line}")?;
+            writeln!(self.out, "{indent}{}", terminal(line))?;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ pub mod formats;
 pub mod html;
 mod human;
 mod model;
+pub mod sanitize;
 
 pub use board::draw_board;
 pub use class::ClassReport;

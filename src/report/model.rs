@@ -108,8 +108,9 @@ pub struct Totals {
     pub passed: usize,
     pub failed: usize,
     pub errors: usize,
-    pub points: u32,
-    pub possible: u32,
+    /// Sums of u32 points: u64 so they never wrap.
+    pub points: u64,
+    pub possible: u64,
 }
 
 impl Report {
@@ -145,8 +146,8 @@ impl Report {
                 Status::Fail => t.failed += 1,
                 Status::Error => t.errors += 1,
             }
-            t.points += s.earned;
-            t.possible += s.points;
+            t.points += u64::from(s.earned);
+            t.possible += u64::from(s.points);
         }
         t
     }
@@ -379,6 +380,7 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
                 FailureKind::Subject(e) => e.to_string(),
                 FailureKind::CompileError(_) => "compile error".to_string(),
+                FailureKind::Transcript(t) => t.problem.to_string(),
             };
             let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
             let step = f

@@ -15,44 +15,143 @@ pub struct Found {
     pub rel: PathBuf,
 }
 
+/// What a walk found: the scenario files, the paths that could not be
+/// walked (errors), and what it passed over on purpose, each with the
+/// reason (notes: a walk never skips in silence).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Discovery {
+    pub found: Vec<Found>,
+    pub errors: Vec<Diagnostic>,
+    pub skipped: Vec<String>,
+}
+
 /// Expands `paths` into scenario files. Paths that do not exist, or
 /// folders that cannot be read, come back as diagnostics; the rest go on.
+/// (What [`walk`] finds, without its notes on skipped entries.)
 pub fn discover(paths: &[PathBuf], root: &Path) -> (Vec<Found>, Vec<Diagnostic>) {
-    let mut found = Vec::new();
-    let mut errors = Vec::new();
+    let d = walk(paths, root);
+    (d.found, d.errors)
+}
+
+/// Expands `paths` into scenario files: a file argument is taken as given
+/// (if it is a regular file, through a link or not), a folder is walked
+/// for `*.txt` regular files in sorted order. A walk does not follow
+/// symbolic links (a scenario's name must be its place in the tree, and a
+/// link may loop or lead anywhere); every link, dangling link and special
+/// file (FIFO, device, socket) it meets is noted.
+pub fn walk(paths: &[PathBuf], root: &Path) -> Discovery {
+    let mut d = Discovery::default();
     for arg in paths {
-        if arg.is_file() {
-            let fallback = arg.file_name().map_or(arg.clone(), PathBuf::from);
-            found.push(Found {
-                rel: relative(arg, root).unwrap_or(fallback),
-                path: arg.clone(),
-            });
-        } else if arg.is_dir() {
-            for entry in WalkDir::new(arg).sort_by_file_name() {
-                match entry {
-                    Ok(e)
-                        if e.file_type().is_file()
-                            && e.path().extension().is_some_and(|x| x == "txt") =>
-                    {
-                        let path = e.path().to_path_buf();
-                        let fallback = relative(&path, arg).unwrap_or_else(|| path.clone());
-                        found.push(Found {
-                            rel: relative(&path, root).unwrap_or(fallback),
-                            path,
-                        });
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        let at = e.path().unwrap_or(arg);
-                        errors.push(Diagnostic::file(at, format!("cannot read folder: {e}")));
-                    }
-                }
+        let Ok(meta) = std::fs::symlink_metadata(arg) else {
+            d.errors
+                .push(Diagnostic::file(arg, "no such file or folder"));
+            continue;
+        };
+        let target = std::fs::metadata(arg);
+        match target {
+            Ok(t) if t.is_file() => {
+                let fallback = arg.file_name().map_or(arg.clone(), PathBuf::from);
+                d.found.push(Found {
+                    rel: relative(arg, root).unwrap_or(fallback),
+                    path: arg.clone(),
+                });
             }
-        } else {
-            errors.push(Diagnostic::file(arg, "no such file or folder"));
+            Ok(t) if t.is_dir() => walk_folder(arg, root, &mut d),
+            Ok(t) => d.errors.push(Diagnostic::file(
+                arg,
+                format!(
+                    "cannot read scenario: it is {}, not a regular file",
+                    kind_of(&t)
+                ),
+            )),
+            Err(_) if meta.file_type().is_symlink() => d.errors.push(Diagnostic::file(
+                arg,
+                "cannot read scenario: a dangling symbolic link (its target does not exist)",
+            )),
+            Err(e) => d
+                .errors
+                .push(Diagnostic::file(arg, format!("cannot read scenario: {e}"))),
         }
     }
-    (found, errors)
+    d
+}
+
+fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
+    for entry in WalkDir::new(arg).sort_by_file_name() {
+        let e = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let at = e.path().unwrap_or(arg);
+                let why = if e.loop_ancestor().is_some() {
+                    "a folder loop".to_string()
+                } else {
+                    e.to_string()
+                };
+                d.errors
+                    .push(Diagnostic::file(at, format!("cannot read folder: {why}")));
+                continue;
+            }
+        };
+        let path = e.path();
+        let t = e.file_type();
+        if t.is_dir() {
+            continue;
+        }
+        if t.is_file() {
+            if path.extension().is_some_and(|x| x == "txt") {
+                let path = path.to_path_buf();
+                let fallback = relative(&path, arg).unwrap_or_else(|| path.clone());
+                d.found.push(Found {
+                    rel: relative(&path, root).unwrap_or(fallback),
+                    path,
+                });
+            }
+            continue;
+        }
+        let why = if t.is_symlink() {
+            match std::fs::metadata(path) {
+                Ok(m) if m.is_dir() => {
+                    "a symbolic link to a folder (links are not followed)".to_string()
+                }
+                Ok(m) if m.is_file() => {
+                    "a symbolic link to a file (links are not followed; name it to run it)"
+                        .to_string()
+                }
+                Ok(m) => format!("a symbolic link to {}", kind_of(&m)),
+                Err(e) if e.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32) => {
+                    "a symbolic link that loops".to_string()
+                }
+                Err(_) => "a dangling symbolic link (its target does not exist)".to_string(),
+            }
+        } else {
+            match e.metadata() {
+                Ok(m) => format!("{}, not a regular file", kind_of(&m)),
+                Err(_) => "not a regular file".to_string(),
+            }
+        };
+        d.skipped.push(format!("skipped {}: {why}", path.display()));
+    }
+}
+
+/// What kind of file this is, for messages: `a FIFO (named pipe)`, ...
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        "a regular file"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
 }
 
 /// `path` relative to `base`, comparing canonical forms so `./x` and `x` agree.
@@ -86,6 +185,58 @@ mod tests {
                 .to_string()
                 .contains("missing.txt: no such file or folder")
         );
+    }
+
+    #[test]
+    fn links_and_special_files_are_noted_not_followed() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/real.txt"), "").unwrap();
+        symlink(root.join("sub/real.txt"), root.join("link.txt")).unwrap();
+        symlink(root.join("gone.txt"), root.join("dangling.txt")).unwrap();
+        symlink(root.join("loop.txt"), root.join("loop.txt")).unwrap();
+        symlink(root, root.join("sub/up")).unwrap();
+        symlink("/dev/zero", root.join("zero.txt")).unwrap();
+        nix::unistd::mkfifo(
+            &root.join("fifo.txt"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let d = walk(&[root.to_path_buf()], root);
+        assert_eq!(d.found.len(), 1, "{d:?}");
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        let notes = d.skipped.join("\n");
+        for (name, why) in [
+            ("link.txt", "a symbolic link to a file"),
+            ("dangling.txt", "a dangling symbolic link"),
+            ("loop.txt", "a symbolic link that loops"),
+            ("sub/up", "a symbolic link to a folder"),
+            ("zero.txt", "a symbolic link to a character device"),
+            ("fifo.txt", "a FIFO (named pipe), not a regular file"),
+        ] {
+            let line = format!("{}: {why}", root.join(name).display());
+            assert!(notes.contains(&line), "{line} not in\n{notes}");
+        }
+        // Named directly: a link to a file is read, special files refused.
+        let d = walk(
+            &[
+                root.join("link.txt"),
+                root.join("zero.txt"),
+                root.join("fifo.txt"),
+                root.join("dangling.txt"),
+            ],
+            root,
+        );
+        assert_eq!(d.found.len(), 1);
+        let errors: Vec<String> = d.errors.iter().map(|e| e.to_string()).collect();
+        assert!(
+            errors[0].contains("character device, not a regular file"),
+            "{errors:?}"
+        );
+        assert!(errors[1].contains("FIFO"), "{errors:?}");
+        assert!(errors[2].contains("dangling"), "{errors:?}");
     }
 
     #[test]

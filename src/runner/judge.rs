@@ -4,12 +4,12 @@
 //! subject failing outright. At the same line a wrong value wins over a
 //! board difference.
 
-use super::{Failure, FailureKind, Found, SnapshotMode, Verdict, execute};
+use super::{Failure, FailureKind, Found, ScenarioResult, SnapshotMode, Verdict, execute};
 use crate::compare::{Detail, compare};
 use crate::engine::{Board, BoardText};
 use crate::scenario::{Diagnostic, Scenario};
 use crate::snapshot::{Snapshot, SnapshotStore};
-use crate::subject::{Setup, Subject};
+use crate::subject::{Setup, Subject, SubjectError};
 use crate::trace::Trace;
 use std::collections::HashMap;
 
@@ -20,11 +20,25 @@ pub(super) fn judge(
     store: &SnapshotStore,
     mode: SnapshotMode,
 ) -> Verdict {
+    // The scenario parsed, so it was read; a file swapped since is not read again.
+    let source =
+        crate::scenario::read_regular_file(&found.path, crate::scenario::max_input_bytes())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+    if let Err(too_large) = crate::trace::check_size(scenario, crate::trace::max_trace_bytes()) {
+        let text = source
+            .lines()
+            .nth(too_large.line as usize - 1)
+            .unwrap_or("");
+        return Verdict::InputError(
+            Diagnostic::at(too_large.line as usize, 1, too_large.to_string(), text)
+                .with_path(&found.path),
+        );
+    }
     let execution = execute(scenario, subject);
     subject.finish();
     let stderr = subject.stderr_excerpt();
     let trace = &execution.trace;
-    let source = std::fs::read_to_string(&found.path).unwrap_or_default();
     let failure_at = |line: Option<u32>, kind: FailureKind| {
         Verdict::Fail(Box::new(Failure {
             kind,
@@ -130,6 +144,37 @@ pub(super) fn judge(
         // Only trailing whitespace differed; `matches` normalises it.
         None => Verdict::Pass,
     }
+}
+
+/// A result of the reference engine as staff should read it: a step the
+/// engine could not finish (over `--timeout`: a deep perft) is the
+/// scenario's problem, not a wrong answer, so the result becomes an input
+/// error located at that step (exit 2), and the batch goes on.
+pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> ScenarioResult {
+    let Verdict::Fail(failure) = &result.verdict else {
+        return result;
+    };
+    let FailureKind::Subject(error) = &failure.kind else {
+        return result;
+    };
+    let message = match error {
+        SubjectError::Timeout => format!(
+            "the reference engine did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
+        ),
+        other => format!("the reference engine could not run this step: {other}"),
+    };
+    let diag = match failure.line {
+        Some(line) => Diagnostic::at(
+            line as usize,
+            1,
+            message,
+            failure.step_source.as_deref().unwrap_or(""),
+        )
+        .with_path(&result.path),
+        None => Diagnostic::file(&result.path, message),
+    };
+    result.verdict = Verdict::InputError(diag);
+    result
 }
 
 fn write_snapshot(

@@ -9,11 +9,11 @@ mod partition;
 mod pool;
 mod select;
 
-pub use discover::{Found, discover};
+pub use discover::{Discovery, Found, discover, walk};
 pub use execute::{Execution, StepFailure, execute};
-pub use judge::expected_boards;
+pub use judge::{as_reference_result, expected_boards};
 pub use partition::Partition;
-pub use pool::{run_all, run_all_until};
+pub use pool::{run_all, run_all_until, run_pool};
 pub use select::{Selection, name_of};
 
 use crate::compare::Mismatch;
@@ -111,6 +111,64 @@ pub enum FailureKind {
     Subject(SubjectError),
     /// The submission did not compile (its message).
     CompileError(String),
+    /// A console program's transcript went wrong (see [`TranscriptMismatch`]).
+    Transcript(Box<TranscriptMismatch>),
+}
+
+/// The first place where a console program's output parts from the
+/// course's: the input that caused it, only the lines that differ, and the
+/// program's raw output for that command (capped).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TranscriptMismatch {
+    pub problem: TranscriptProblem,
+    /// What was sent to the program for this command (`None`: its start).
+    pub input: Option<String>,
+    /// Expected lines the program did not print (in order).
+    pub expected: Vec<String>,
+    /// Lines the program printed instead.
+    pub actual: Vec<String>,
+    /// Everything the program printed for this command, ANSI codes stripped, capped.
+    pub raw_output: String,
+}
+
+/// What kind of transcript failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TranscriptProblem {
+    /// Judged lines differ.
+    WrongOutput,
+    /// A saved file differs from the reference's save (its name).
+    SaveFile(String),
+    /// The output ended (the program exited with this status) before the command's answer.
+    EndedEarly(Option<i32>),
+    /// Killed by a signal (its name).
+    Crash(String),
+    /// Still running at the time limit before its input ended.
+    Timeout,
+    /// Still running (or reading on) after its input ended.
+    DidNotExit,
+    /// Exited with another status than the course's program.
+    ExitStatus { expected: i32, actual: i32 },
+}
+
+impl std::fmt::Display for TranscriptProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TranscriptProblem::WrongOutput => write!(f, "the output differs"),
+            TranscriptProblem::SaveFile(name) => {
+                write!(f, "the saved file {name} differs from the expected save")
+            }
+            TranscriptProblem::EndedEarly(Some(code)) => {
+                write!(f, "the program ended early (exit status {code})")
+            }
+            TranscriptProblem::EndedEarly(None) => write!(f, "the program ended early"),
+            TranscriptProblem::Crash(signal) => write!(f, "crash ({signal})"),
+            TranscriptProblem::Timeout => write!(f, "timeout"),
+            TranscriptProblem::DidNotExit => write!(f, "did not exit after its input ended"),
+            TranscriptProblem::ExitStatus { expected, actual } => {
+                write!(f, "exit status {actual}, expected {expected}")
+            }
+        }
+    }
 }
 
 impl FailureKind {
@@ -123,9 +181,19 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Crash(_)) => "crash",
             FailureKind::Subject(SubjectError::Malformed(_)) => "malformed_answer",
             FailureKind::Subject(SubjectError::ExitedEarly(_)) => "exited_early",
+            FailureKind::Subject(SubjectError::ClosedOutput) => "closed_output",
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::CompileError(_) => "compile_error",
+            FailureKind::Transcript(t) => match t.problem {
+                TranscriptProblem::WrongOutput => "wrong_output",
+                TranscriptProblem::SaveFile(_) => "wrong_save_file",
+                TranscriptProblem::EndedEarly(_) => "exited_early",
+                TranscriptProblem::Crash(_) => "crash",
+                TranscriptProblem::Timeout => "timeout",
+                TranscriptProblem::DidNotExit => "did_not_exit",
+                TranscriptProblem::ExitStatus { .. } => "exit_status",
+            },
         }
     }
 }
@@ -187,8 +255,9 @@ pub struct Summary {
     /// Of `updated`, those written as `.snap.new` awaiting review.
     pub proposed: usize,
     pub errors: usize,
-    pub points: u32,
-    pub possible: u32,
+    /// Sums of u32 points: u64 so they never wrap.
+    pub points: u64,
+    pub possible: u64,
 }
 
 impl Summary {
@@ -206,8 +275,8 @@ impl Summary {
                 Verdict::InputError(_) => s.errors += 1,
                 Verdict::Fail(_) | Verdict::NoSnapshot => s.failed += 1,
             }
-            s.points += r.earned();
-            s.possible += r.points;
+            s.points += u64::from(r.earned());
+            s.possible += u64::from(r.points);
         }
         s
     }

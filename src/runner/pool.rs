@@ -35,8 +35,31 @@ pub fn run_all_until(
     store: &SnapshotStore,
     mode: SnapshotMode,
     fail_fast: bool,
+    on_result: impl FnMut(&ScenarioResult),
+) -> Vec<ScenarioResult> {
+    run_pool(
+        found,
+        jobs,
+        make_subject,
+        |subject, f| run_one(f, subject.as_mut(), store, mode),
+        fail_fast,
+        on_result,
+    )
+}
+
+/// Runs `run` on every scenario of `found` with up to `jobs` in parallel,
+/// each worker holding one `init()` state (a subject, or nothing); results
+/// are handed to `on_result` in discovery order. With `fail_fast`, no new
+/// scenario starts after a failure (the results are a prefix of `found`).
+pub fn run_pool<S>(
+    found: &[Found],
+    jobs: usize,
+    init: &(dyn Fn() -> S + Sync),
+    run: impl Fn(&mut S, &Found) -> ScenarioResult + Sync,
+    fail_fast: bool,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
+    let run = &run;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, ScenarioResult)>();
@@ -47,14 +70,14 @@ pub fn run_all_until(
             let next = &next;
             let stop = &stop;
             scope.spawn(move || {
-                let mut subject = make_subject();
+                let mut state = init();
                 loop {
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(f) = found.get(i) else { break };
-                    let result = run_one(f, subject.as_mut(), store, mode);
+                    let result = run(&mut state, f);
                     if fail_fast && result.is_failure() {
                         stop.store(true, Ordering::SeqCst);
                     }

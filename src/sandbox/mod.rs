@@ -3,18 +3,65 @@
 //!
 //! One place decides how a child is started (own process group, empty
 //! working directory, a cleared environment, rlimits on CPU, memory, file
-//! size and core dumps), how its output streams are wired (separate stdout
-//! and stderr, or one pipe for both so that a console program's interleaving
-//! is kept), and how it is ended (the whole process group, always). Subjects
-//! talk protocols; they never call `kill` or `setrlimit` themselves, so a
-//! hardening here protects every subject at once.
+//! size, processes and core dumps), how its output streams are wired
+//! (separate stdout and stderr, or one pipe for both so that a console
+//! program's interleaving is kept), and how it is ended (everything it
+//! started, always). Subjects talk protocols; they never call `kill`,
+//! `waitpid` or `setrlimit` themselves, so a hardening here protects every
+//! subject at once.
+//!
+//! ## Nothing escapes
+//!
+//! A submission may start processes that leave its process group
+//! (`setsid`), orphan themselves (a double fork) or hold its output pipe
+//! after it exits. So:
+//! - the grader makes itself a *child subreaper* (`PR_SET_CHILD_SUBREAPER`)
+//!   at the first spawn: an orphan of any sandbox is re-parented to the
+//!   grader, never to init, so it stays visible and reapable;
+//! - every sandboxed process carries a per-sandbox marker in its
+//!   environment (`CHESSGRADE_SANDBOX=<token>`), inherited by everything it
+//!   starts; [`sweep`](self::sweep) finds a sandbox's processes by process
+//!   group, marker (on orphans) and ancestry, SIGKILLs them until none is
+//!   left (a fork bomb included) and reaps the ones the grader adopted;
+//! - each sandbox has one *reaper thread* that owns the leader's `Child`
+//!   and blocks in its `wait`. The moment the leader exits it sweeps the
+//!   rest of the tree and only then publishes the exit status. So the
+//!   leader's exit *is* the ending: a child that still holds stdout is
+//!   killed, the reader sees end of file at once, and the scenario does not
+//!   wait for its timeout. [`Sandboxed::end`] (and `Drop`) kill the leader,
+//!   sweep, and wait for that status.
+//!
+//! Parallel scenarios: reapers and sweeps never call `waitpid(-1)`. The
+//! leader is reaped only by its own reaper thread (through `Child::wait`,
+//! i.e. `waitpid(pid)`); a sweep reaps only pids it killed itself, checked
+//! by start time against reuse. Another sandbox's leader, its exit status,
+//! or any other child of the grader is therefore never taken. After the
+//! leader is reaped and a sweep leaves nothing running, the tree is
+//! finished and later sweeps are no-ops, so a reused process group id is
+//! never signalled. A process that leaves the group, clears its
+//! environment and is orphaned before any sweep sees it cannot be told
+//! from another sandbox's: it is adopted by the grader (never by init) and
+//! is the one gap of this scheme (docs/grading.md, "Guarantees").
+//!
+//! ## Classification
+//!
+//! A status the grader caused (the SIGKILL of [`Sandboxed::end`]) is never
+//! reported as the submission's crash: [`Sandboxed::after_output_closed`]
+//! tells a process that ended on its own ([`OutputClosed::Ended`]) from one
+//! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
+
+mod sweep;
+
+pub use sweep::MARKER_VAR;
 
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+use sweep::Tree;
 
 /// Resource limits for one sandboxed process tree.
 #[derive(Clone, Debug)]
@@ -33,6 +80,10 @@ pub struct Limits {
     pub max_stderr_bytes: usize,
     /// Largest file the engine may write (RLIMIT_FSIZE).
     pub max_file_bytes: u64,
+    /// Processes the tree may run at once beyond what its user already
+    /// runs (RLIMIT_NPROC, which counts per user). Not applied to root,
+    /// for whom the kernel does not enforce it.
+    pub max_processes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -45,6 +96,7 @@ impl Default for Limits {
             max_line_bytes: 1 << 20,
             max_stderr_bytes: 16 << 10,
             max_file_bytes: 16 << 20,
+            max_processes: Some(64),
         }
     }
 }
@@ -71,19 +123,73 @@ pub enum Streams {
 /// One of a sandboxed child's output streams.
 pub type Output = Box<dyn Read + Send>;
 
-/// A running sandboxed process. Dropping it ends its whole process group.
+/// A running sandboxed process tree. Dropping it ends the whole tree.
 pub struct Sandboxed {
-    child: Child,
+    pid: u32,
+    tree: Arc<Tree>,
+    exit: Arc<ExitCell>,
     pub stdin: Option<ChildStdin>,
     pub stdout: Option<Output>,
     /// `None` when the streams are merged into `stdout`.
     pub stderr: Option<Output>,
-    reaped: Option<ExitStatus>,
+}
+
+/// The leader's exit status, published by the reaper thread once the rest
+/// of the tree is swept.
+#[derive(Default)]
+struct ExitCell {
+    status: Mutex<Option<ExitStatus>>,
+    published: Condvar,
+}
+
+impl ExitCell {
+    fn get(&self) -> Option<ExitStatus> {
+        *self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait_until(&self, deadline: Option<Instant>) -> Option<ExitStatus> {
+        let mut status = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if status.is_some() {
+                return *status;
+            }
+            status = match deadline {
+                None => self
+                    .published
+                    .wait(status)
+                    .unwrap_or_else(|e| e.into_inner()),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return None;
+                    }
+                    self.published
+                        .wait_timeout(status, left)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+    }
+}
+
+/// How long a process whose output reached end of file gets to exit on its
+/// own before it counts as having closed its output but kept running.
+pub const OUTPUT_CLOSED_GRACE: Duration = Duration::from_secs(1);
+
+/// What a process whose output reached end of file turned out to be doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutputClosed {
+    /// It ended on its own (anything it left running was swept).
+    Ended(Ending),
+    /// It closed its output but was still running at the grace period's end
+    /// (or the deadline): the grader ended it, which is not a crash.
+    KeptRunning,
 }
 
 /// Starts `cmd` in `workdir` under `limits`: a process group of its own,
-/// a cleared environment (PATH, HOME = workdir, LANG=C, plus `env`), and
-/// rlimits.
+/// a cleared environment (PATH, HOME = workdir, LANG=C, the sandbox marker,
+/// plus `env`), and rlimits.
 pub fn spawn(
     cmd: &EngineCommand,
     limits: &Limits,
@@ -91,6 +197,8 @@ pub fn spawn(
     streams: Streams,
     env: &[(&str, OsString)],
 ) -> io::Result<Sandboxed> {
+    sweep::become_subreaper();
+    let token = sweep::new_token();
     let mut command = Command::new(&cmd.program);
     command
         .args(&cmd.args)
@@ -103,6 +211,7 @@ pub fn spawn(
     for (k, v) in env {
         command.env(k, v);
     }
+    command.env(MARKER_VAR, &token);
     let merged_reader = match streams {
         Streams::Separate => {
             command.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -119,6 +228,7 @@ pub fn spawn(
     // The parent's copies of the write ends close with `command`, so the
     // reader sees end of file once the process tree lets go of them.
     drop(command);
+    let pid = child.id();
     let stdin = child.stdin.take();
     let (stdout, stderr): (Option<Output>, Option<Output>) = match merged_reader {
         Some(reader) => (Some(Box::new(reader)), None),
@@ -127,14 +237,41 @@ pub fn spawn(
             child.stderr.take().map(|s| Box::new(s) as Output),
         ),
     };
+    let tree = Arc::new(Tree::new(pid, &token));
+    let exit = Arc::new(ExitCell::default());
+    let (reaper_tree, reaper_exit) = (Arc::clone(&tree), Arc::clone(&exit));
+    let reaper = std::thread::Builder::new()
+        .name(format!("sandbox-reaper-{pid}"))
+        .spawn(move || {
+            let status = child
+                .wait()
+                .unwrap_or_else(|_| ExitStatus::from_raw(SIGKILLED));
+            // The leader's exit is the ending: nothing it started outlives it.
+            reaper_tree.sweep_after_leader();
+            *reaper_exit.status.lock().unwrap_or_else(|e| e.into_inner()) = Some(status);
+            reaper_exit.published.notify_all();
+        });
+    if let Err(e) = reaper {
+        // The closure (and the Child) is gone: end and reap the leader here.
+        let leader = nix::unistd::Pid::from_raw(pid as i32);
+        let _ = nix::sys::signal::kill(leader, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(leader, None);
+        tree.sweep_after_leader();
+        return Err(e);
+    }
     Ok(Sandboxed {
-        child,
+        pid,
+        tree,
+        exit,
         stdin,
         stdout,
         stderr,
-        reaped: None,
     })
 }
+
+/// The raw wait status of a process killed by SIGKILL (a fallback, should
+/// waiting for the leader ever fail).
+const SIGKILLED: i32 = nix::sys::signal::Signal::SIGKILL as i32;
 
 /// Puts the child in its own process group and applies the rlimits
 /// between fork and exec.
@@ -142,71 +279,99 @@ fn confine(command: &mut Command, limits: &Limits) {
     use nix::sys::resource::{Resource, setrlimit};
     command.process_group(0);
     let limits = limits.clone();
+    // RLIMIT_NPROC counts every process of the user: leave room for
+    // `max_processes` more than run now. Root is exempt from it anyway.
+    let uid = sweep::own_uid();
+    let nproc = limits
+        .max_processes
+        .filter(|_| uid != 0)
+        .map(|n| sweep::processes_of(uid) + n);
     let apply = move || -> io::Result<()> {
-        let set = |resource, value: u64| setrlimit(resource, value, value).map_err(io::Error::from);
-        set(Resource::RLIMIT_CPU, limits.cpu_seconds)?;
-        set(Resource::RLIMIT_AS, limits.memory_bytes)?;
-        set(Resource::RLIMIT_FSIZE, limits.max_file_bytes)?;
-        set(Resource::RLIMIT_CORE, 0)?;
+        let set = |resource, soft: u64, hard: u64| {
+            setrlimit(resource, soft, hard).map_err(io::Error::from)
+        };
+        // The hard limit one second above the soft one: SIGXCPU (reported
+        // as a CPU time-out) arrives before the kernel's SIGKILL.
+        set(
+            Resource::RLIMIT_CPU,
+            limits.cpu_seconds,
+            limits.cpu_seconds.saturating_add(1),
+        )?;
+        set(
+            Resource::RLIMIT_AS,
+            limits.memory_bytes,
+            limits.memory_bytes,
+        )?;
+        set(
+            Resource::RLIMIT_FSIZE,
+            limits.max_file_bytes,
+            limits.max_file_bytes,
+        )?;
+        set(Resource::RLIMIT_CORE, 0, 0)?;
+        if let Some(n) = nproc {
+            set(Resource::RLIMIT_NPROC, n, n)?;
+        }
         Ok(())
     };
     // SAFETY: setrlimit is async-signal-safe, and the closure allocates
-    // nothing (the limits were cloned before the fork).
+    // nothing (everything was computed before the fork).
     unsafe {
         command.pre_exec(apply);
     }
 }
 
 impl Sandboxed {
-    /// The process id (also the process group id).
+    /// The leader's process id (also the process group id).
     pub fn id(&self) -> u32 {
-        self.child.id()
+        self.pid
     }
 
-    /// Sends SIGKILL to the whole process group (and the leader, should it
-    /// have left the group).
+    /// Sends SIGKILL to the leader and its process group while the leader
+    /// is not reaped (so the ids are surely still this sandbox's), then
+    /// sweeps every other process of the sandbox.
     pub fn kill_tree(&mut self) {
         use nix::sys::signal::{Signal, kill, killpg};
         use nix::unistd::Pid;
-        let pid = Pid::from_raw(self.child.id() as i32);
-        let _ = killpg(pid, Signal::SIGKILL);
-        if self.reaped.is_none() {
+        if self.exit.get().is_none() {
+            let pid = Pid::from_raw(self.pid as i32);
+            let _ = killpg(pid, Signal::SIGKILL);
             let _ = kill(pid, Signal::SIGKILL);
         }
+        self.tree.sweep();
     }
 
-    /// The exit status, if the process has exited.
+    /// The leader's exit status, once it has exited and its tree is swept.
     pub fn try_wait(&mut self) -> Option<ExitStatus> {
-        if self.reaped.is_none() {
-            self.reaped = self.child.try_wait().ok().flatten();
-        }
-        self.reaped
+        self.exit.get()
     }
 
     /// Waits for the process to exit on its own until `deadline`.
     pub fn wait_until(&mut self, deadline: Instant) -> Option<ExitStatus> {
-        let mut pause = Duration::from_micros(200);
-        loop {
-            if let Some(status) = self.try_wait() {
-                return Some(status);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return None;
-            }
-            std::thread::sleep(pause.min(deadline - now));
-            pause = (pause * 2).min(Duration::from_millis(10));
-        }
+        self.exit.wait_until(Some(deadline))
     }
 
-    /// Ends the whole process group and reaps the leader: its exit status
-    /// (a SIGKILL when it was still running).
+    /// Ends the whole tree and waits for the leader: its exit status (a
+    /// SIGKILL when it was still running, i.e. the grader's own kill).
     pub fn end(&mut self) -> Option<ExitStatus> {
         self.kill_tree();
-        if self.reaped.is_none() {
-            self.reaped = self.child.wait().ok();
+        let status = self.exit.wait_until(None);
+        // Anything that slipped between the kill and the leader's exit.
+        self.tree.sweep();
+        status
+    }
+
+    /// The process's output reached end of file: waits (until `deadline`,
+    /// at most [`OUTPUT_CLOSED_GRACE`]) for it to end on its own, then ends
+    /// the whole tree. The grader's own kill is never reported as the
+    /// process's ending.
+    pub fn after_output_closed(&mut self, deadline: Instant) -> OutputClosed {
+        let grace = (Instant::now() + OUTPUT_CLOSED_GRACE).min(deadline);
+        let own = self.wait_until(grace);
+        self.end();
+        match own {
+            Some(status) => OutputClosed::Ended(Ending::of(status)),
+            None => OutputClosed::KeptRunning,
         }
-        self.reaped
     }
 }
 
@@ -263,8 +428,9 @@ impl Completed {
 }
 
 /// Runs `cmd` in `workdir` to completion within `limits.timeout`, under the
-/// same confinement as a submission; the whole process group is ended at
-/// the timeout.
+/// same confinement as a submission; at the timeout the whole tree is
+/// ended (a compiler blocked on a FIFO included), and whatever it wrote by
+/// then is kept.
 pub fn run_to_completion(
     cmd: &EngineCommand,
     limits: &Limits,
@@ -274,27 +440,134 @@ pub fn run_to_completion(
     drop(proc.stdin.take());
     let mut out = proc.stdout.take().expect("merged stdout");
     let cap = limits.max_output_bytes;
-    let reader = std::thread::spawn(move || {
-        let mut kept = Vec::new();
+    let kept = Arc::new(Mutex::new((Vec::new(), 0usize)));
+    let sink = Arc::clone(&kept);
+    let (done_tx, done) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
         let mut chunk = [0u8; 8192];
-        let mut dropped = 0usize;
         while let Ok(n) = out.read(&mut chunk) {
             if n == 0 {
                 break;
             }
-            let room = cap.saturating_sub(kept.len()).min(n);
-            kept.extend_from_slice(&chunk[..room]);
-            dropped += n - room;
+            let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
+            let room = cap.saturating_sub(kept.0.len()).min(n);
+            kept.0.extend_from_slice(&chunk[..room]);
+            kept.1 += n - room;
         }
-        let mut text = String::from_utf8_lossy(&kept).into_owned();
-        if dropped > 0 {
-            text.push_str(&format!("\n… ({dropped} more bytes not kept)"));
-        }
-        text
+        let _ = done_tx.send(());
     });
     let status = proc.wait_until(Instant::now() + limits.timeout);
-    // Also ends anything the build left running that still holds the pipe.
-    proc.kill_tree();
-    let output = reader.join().unwrap_or_default();
+    proc.end();
+    // Everything is ended, so the pipe closes; should something hold it
+    // anyway, the grader does not wait for it for long.
+    let _ = done.recv_timeout(Duration::from_secs(1));
+    let kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    let mut output = String::from_utf8_lossy(&kept.0).into_owned();
+    if kept.1 > 0 {
+        output.push_str(&format!("\n… ({} more bytes not kept)", kept.1));
+    }
     Ok(Completed { status, output })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> EngineCommand {
+        EngineCommand {
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), script.into()],
+        }
+    }
+
+    fn start(script: &str) -> (Sandboxed, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let proc = spawn(
+            &sh(script),
+            &Limits::default(),
+            dir.path(),
+            Streams::Separate,
+            &[],
+        )
+        .unwrap();
+        (proc, dir)
+    }
+
+    /// Reads the child's stdout to end of file.
+    fn read_all(proc: &mut Sandboxed) -> String {
+        let mut text = String::new();
+        proc.stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    }
+
+    #[test]
+    fn orphans_in_a_session_of_their_own_are_swept() {
+        // The subshell starts a `setsid` sleeper and exits: the sleeper is
+        // orphaned, outside the process group, found by its marker.
+        let (mut proc, _dir) = start("(setsid sleep 60 >/dev/null 2>&1 &); echo ready; sleep 60");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(proc.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert_eq!(line, "ready\n");
+        assert!(proc.tree.any_alive(), "the sleeper runs until the end");
+        let status = proc.end().expect("reaped");
+        assert_eq!(Ending::of(status), Ending::Signalled("SIGKILL".into()));
+        assert!(!proc.tree.any_alive(), "nothing of the tree survives");
+    }
+
+    #[test]
+    fn the_leaders_exit_ends_a_child_holding_the_pipe() {
+        // Without the sweep at the leader's exit the read below would wait
+        // 60 s for the sleeper to let go of stdout.
+        let (mut proc, _dir) = start("sleep 60 & echo bye; exit 5");
+        assert_eq!(read_all(&mut proc), "bye\n");
+        let closed = proc.after_output_closed(Instant::now() + Duration::from_secs(30));
+        assert_eq!(closed, OutputClosed::Ended(Ending::Exited(5)));
+        assert!(!proc.tree.any_alive());
+    }
+
+    #[test]
+    fn closing_stdout_and_staying_alive_is_not_a_crash() {
+        let (mut proc, _dir) = start("exec >&-; sleep 60");
+        assert_eq!(read_all(&mut proc), "");
+        let closed = proc.after_output_closed(Instant::now() + Duration::from_secs(30));
+        assert_eq!(closed, OutputClosed::KeptRunning);
+        assert!(!proc.tree.any_alive());
+    }
+
+    #[test]
+    fn a_build_that_hangs_is_ended_whole_at_its_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            timeout: Duration::from_millis(300),
+            ..Limits::default()
+        };
+        let done = run_to_completion(
+            &sh("echo started; (setsid sleep 60 &); sleep 60"),
+            &limits,
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(done.status, None, "stopped at the timeout");
+        assert_eq!(done.output, "started\n", "what it wrote is kept");
+    }
+
+    #[test]
+    fn a_cpu_time_out_is_reported_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            timeout: Duration::from_secs(30),
+            cpu_seconds: 1,
+            ..Limits::default()
+        };
+        let done = run_to_completion(&sh("while :; do :; done"), &limits, dir.path()).unwrap();
+        assert_eq!(done.status.map(Ending::of), Some(Ending::CpuLimit));
+    }
 }

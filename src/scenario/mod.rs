@@ -16,6 +16,12 @@
 //!
 //! Errors are [`Diagnostic`]s carrying line and column, rendered with the
 //! source line and a caret.
+//!
+//! Hostile input is bounded here: [`load`] reads only regular files (never
+//! blocking on a FIFO, never reading a device) under a size cap, the
+//! parser is linear in its input, and messages echo tokens cut short. A
+//! leading UTF-8 BOM is accepted; CR-only line endings, a BOM elsewhere and
+//! conflicting directives are errors that say so (docs/scenarios.md).
 
 mod ast;
 mod diagnostic;
@@ -23,14 +29,143 @@ mod parse;
 
 pub use ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
 pub use diagnostic::Diagnostic;
-pub use parse::{parse, parse_bytes};
+pub use parse::{parse, parse_bytes, shown};
 
+use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Reads and parses a scenario file. Every failure (missing file, not UTF-8,
+/// The default cap on a scenario file's size: far above any real scenario
+/// (the largest bundled one is a few KiB), far below what hurts.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 16 << 20;
+
+static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_BYTES);
+
+/// Sets the size cap [`load`] applies, process-wide (the CLI's
+/// `--max-input-mb`; set once before a run starts).
+pub fn set_max_input_bytes(bytes: u64) {
+    MAX_INPUT_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+/// The size cap [`load`] applies.
+pub fn max_input_bytes() -> u64 {
+    MAX_INPUT_BYTES.load(Ordering::Relaxed)
+}
+
+/// Reads and parses a scenario file under the process-wide size cap. Every
+/// failure (missing file, not a regular file, too large, not UTF-8,
 /// malformed content) is a [`Diagnostic`] naming the file.
 pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Diagnostic::file(path, format!("cannot read scenario: {e}")))?;
+    let bytes = read_regular_file(path, max_input_bytes())
+        .map_err(|why| Diagnostic::file(path, format!("cannot read scenario: {why}")))?;
     parse_bytes(&bytes).map_err(|d| d.with_path(path))
+}
+
+/// The bytes of `path` if it is a regular file of at most `max` bytes.
+///
+/// FIFOs, devices, sockets and folders are refused by their metadata before
+/// any open, and the file is then opened non-blocking and checked again on
+/// the open handle (so a file swapped for a FIFO in between cannot block),
+/// and read through a `max + 1` byte window (so a file that grows, or lies
+/// about its size, cannot exhaust memory).
+pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    check_kind(&meta)?;
+    check_size(meta.len(), max)?;
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+            .open(path)
+            .map_err(|e| e.to_string())?
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    check_kind(&meta)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    check_size(bytes.len() as u64, max)?;
+    Ok(bytes)
+}
+
+fn check_kind(meta: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let kind = if t.is_file() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Err(format!("it is {kind}, not a regular file"))
+}
+
+fn check_size(len: u64, max: u64) -> Result<(), String> {
+    if len > max {
+        return Err(format!(
+            "the file is larger than the {} limit ({}; raise it with --max-input-mb)",
+            human_bytes(max),
+            if len == max + 1 {
+                "or more".to_string()
+            } else {
+                human_bytes(len)
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// `16 MiB`, `1.5 GiB`, `300 bytes`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if value.fract() == 0.0 {
+        format!("{value} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_under_the_cap_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "1\n1 1\n~\n").unwrap();
+        assert_eq!(read_regular_file(&file, 100).unwrap().len(), 8);
+        let e = read_regular_file(&file, 4).unwrap_err();
+        assert!(e.contains("larger than the 4 bytes limit"), "{e}");
+        let e = read_regular_file(dir.path(), 100).unwrap_err();
+        assert!(e.contains("a folder, not a regular file"), "{e}");
+        let e = read_regular_file(Path::new("/dev/zero"), 100).unwrap_err();
+        assert!(e.contains("character device"), "{e}");
+        let fifo = dir.path().join("p.txt");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let e = read_regular_file(&fifo, 100).unwrap_err();
+        assert!(e.contains("FIFO"), "{e}");
+        assert_eq!(human_bytes(16 << 20), "16 MiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+    }
 }

@@ -1,20 +1,36 @@
-//! The scenario parser: a line-oriented state machine whose lines are split
-//! into tokens by nom, so that every error can name the token's column.
+//! The scenario parser: a line-oriented state machine over whitespace
+//! separated tokens, each carrying its 1-based character column so that
+//! every error can put its caret on the token at fault.
+//!
+//! Everything here is linear in the size of the input: tokens are found in
+//! one pass that counts columns as it goes (a column is never recomputed
+//! from the start of the line), and any token echoed in a message is
+//! shortened (see [`shown`]), so a hostile file of megabytes of tokens is
+//! parsed in time proportional to its size and its errors stay short.
 
 use super::ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
 use super::diagnostic::Diagnostic;
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
-use crate::engine::{MoveInput, MysteryShape, Position, RuleSetId, arity, parse_move, syntax};
-use nom::bytes::complete::take_till1;
-use nom::character::complete::{space0, space1};
+use crate::engine::{
+    FenError, MoveInput, MysteryShape, Position, RuleSetId, arity, parse_move, syntax,
+};
 use nom::combinator::all_consuming;
-use nom::multi::separated_list0;
-use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
+/// The UTF-8 byte-order mark some Windows editors put at the start of a file.
+const BOM: char = '\u{feff}';
+
 /// Parses raw file bytes; bytes that are not UTF-8 are an error at the
-/// line and column of the first bad byte.
+/// line and column of the first bad byte (a UTF-16 file is named as such).
 pub fn parse_bytes(bytes: &[u8]) -> Result<Scenario, Diagnostic> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(Diagnostic::at(
+            1,
+            1,
+            "not a UTF-8 text file: it starts with a UTF-16 byte-order mark; save it as UTF-8",
+            "",
+        ));
+    }
     match std::str::from_utf8(bytes) {
         Ok(text) => parse(text),
         Err(e) => {
@@ -32,13 +48,18 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Scenario, Diagnostic> {
     }
 }
 
-/// Parses scenario text.
+/// Parses scenario text. A leading UTF-8 byte-order mark is accepted (and
+/// not counted as a column); line endings are LF or CRLF, and a carriage
+/// return anywhere else (CR-only "classic Mac" endings) is an error that
+/// says so.
 pub fn parse(text: &str) -> Result<Scenario, Diagnostic> {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     let mut parser = LineParser::default();
     // The last line with content: where "the file ends too early" points.
     let mut last = Line::new(1, "");
     for (i, raw) in text.split('\n').enumerate() {
         let line = Line::new(i + 1, raw);
+        line.check_characters(text)?;
         if line.is_blank_or_comment() {
             continue;
         }
@@ -46,6 +67,25 @@ pub fn parse(text: &str) -> Result<Scenario, Diagnostic> {
         last = line;
     }
     parser.finish(&last)
+}
+
+/// A token as it may be echoed in a message: at most [`SHOWN_CHARS`]
+/// characters, control characters escaped, and the length of anything cut.
+pub fn shown(tok: &str) -> String {
+    const SHOWN_CHARS: usize = 32;
+    let mut out = String::new();
+    for c in tok.chars().take(SHOWN_CHARS) {
+        if c.is_control() || c == BOM {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    let total = tok.chars().count();
+    if total > SHOWN_CHARS {
+        out.push_str(&format!("… ({total} characters)"));
+    }
+    out
 }
 
 /// One source line, with its tokens and their 1-based columns.
@@ -57,18 +97,35 @@ struct Line<'a> {
 
 impl<'a> Line<'a> {
     fn new(number: usize, raw: &'a str) -> Line<'a> {
-        // CRLF and trailing blanks are tolerated; a trailing `//` comment is dropped.
+        // CRLF and trailing blanks are tolerated; a `//` comment is dropped.
         let text = raw.trim_end_matches(['\r', ' ', '\t']);
-        let code = text.find("//").map_or(text, |i| &text[..i]);
-        let tokens = tokenize(code)
-            .into_iter()
-            .map(|tok| (column_of(text, tok), tok))
-            .collect();
         Line {
             number,
             text,
-            tokens,
+            tokens: tokenize(text),
         }
+    }
+
+    /// Characters that make a line mean something other than it looks:
+    /// a carriage return left inside the line (CR-only line endings), or a
+    /// byte-order mark that is not at the start of the file.
+    fn check_characters(&self, whole: &str) -> Result<(), Diagnostic> {
+        for (col, c) in self.text.chars().enumerate() {
+            let message = match c {
+                '\r' if !whole.contains('\n') => {
+                    "the file has CR-only line endings (classic Mac): save it with LF or CRLF line endings"
+                }
+                '\r' => {
+                    "a carriage return (CR) inside a line: the file mixes CR-only line endings with LF; save it with LF or CRLF line endings"
+                }
+                BOM => {
+                    "a byte-order mark (U+FEFF) inside the file (only the very start may have one)"
+                }
+                _ => continue,
+            };
+            return Err(self.error_at(col + 1, message));
+        }
+        Ok(())
     }
 
     fn is_blank_or_comment(&self) -> bool {
@@ -81,11 +138,13 @@ impl<'a> Line<'a> {
 
     /// Error at token `i`, or just past the end of the line if it is missing.
     fn error_at_token(&self, i: usize, message: impl Into<String>) -> Diagnostic {
-        let col = self
-            .tokens
-            .get(i)
-            .map_or(self.text.chars().count() + 1, |t| t.0);
+        let col = self.tokens.get(i).map_or_else(|| self.end_col(), |t| t.0);
         self.error_at(col, message)
+    }
+
+    /// The column just past the last character of the line.
+    fn end_col(&self) -> usize {
+        self.text.chars().count() + 1
     }
 
     /// Checks the line has exactly `n` tokens, naming the expected shape.
@@ -120,28 +179,40 @@ impl<'a> Line<'a> {
                 .chars()
                 .all(|c| c.is_ascii_digit())
             {
-                format!("{what} `{tok}` is too large")
+                format!("{what} `{}` is too large", shown(tok))
             } else {
-                format!("expected a whole number for {what}, found `{tok}`")
+                format!("expected a whole number for {what}, found `{}`", shown(tok))
             };
             self.error_at(col, message)
         })
     }
 }
 
-/// Splits a line into whitespace-separated tokens.
-fn tokenize(code: &str) -> Vec<&str> {
-    let token = take_till1(|c: char| c == ' ' || c == '\t');
-    let mut tokens = delimited(space0, separated_list0(space1, token), space0);
-    let parsed: IResult<&str, Vec<&str>> = tokens.parse(code);
-    // The grammar accepts any string, so the error arm is unreachable in practice.
-    parsed.map(|(_, toks)| toks).unwrap_or_default()
-}
-
-/// 1-based character column of `tok`, a sub-slice of `line`.
-fn column_of(line: &str, tok: &str) -> usize {
-    let byte = tok.as_ptr() as usize - line.as_ptr() as usize;
-    line[..byte].chars().count() + 1
+/// Splits a line into blank-separated tokens with their 1-based character
+/// columns, in one pass. A token that starts with `//` starts a comment
+/// running to the end of the line; `//` inside a token (a FEN's `8//8`) is
+/// part of the token.
+fn tokenize(text: &str) -> Vec<(usize, &str)> {
+    let mut tokens = Vec::new();
+    // (column, byte offset) of the token being read.
+    let mut start: Option<(usize, usize)> = None;
+    for (col, (byte, c)) in text.char_indices().enumerate() {
+        let blank = c == ' ' || c == '\t';
+        match start {
+            None if blank => {}
+            None if text[byte..].starts_with("//") => return tokens,
+            None => start = Some((col + 1, byte)),
+            Some((tcol, tbyte)) if blank => {
+                tokens.push((tcol, &text[tbyte..byte]));
+                start = None;
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((tcol, tbyte)) = start {
+        tokens.push((tcol, &text[tbyte..]));
+    }
+    tokens
 }
 
 #[derive(Default)]
@@ -165,6 +236,9 @@ struct LineParser {
     turn: Option<Color>,
     placements: Vec<Placement>,
     steps: Vec<Step>,
+    /// Directives seen so far: (key, line, value as written), to refuse a
+    /// second line that says something else.
+    seen: Vec<(String, usize, String)>,
 }
 
 impl LineParser {
@@ -209,7 +283,27 @@ impl LineParser {
         }
     }
 
+    /// A directive line; the same directive twice is fine when both say the
+    /// same thing, an error naming both lines when they differ.
     fn directive(&mut self, line: &Line) -> Result<(), Diagnostic> {
+        let key = line.tokens[0].1;
+        let value: Vec<&str> = line.tokens[1..].iter().map(|t| t.1).collect();
+        let value = value.join(" ");
+        if let Some((_, first, before)) = self.seen.iter().find(|(k, _, _)| k == key)
+            && *before != value
+        {
+            return Err(line.error_at_token(
+                1,
+                format!(
+                    "conflicting `{}` directives: line {first} says `{}`, line {} says `{}`",
+                    shown(key),
+                    shown(before),
+                    line.number,
+                    shown(&value)
+                ),
+            ));
+        }
+        self.seen.push((key.to_string(), line.number, value));
         if line.tokens[0].1 == "@mystery" {
             return self.mystery(line);
         }
@@ -217,9 +311,17 @@ impl LineParser {
         let value = line.tokens[1].1;
         match line.tokens[0].1 {
             "@rules" => {
-                self.directives.rules = value
-                    .parse::<RuleSetId>()
-                    .map_err(|e| line.error_at_token(1, e))?;
+                self.directives.rules = value.parse::<RuleSetId>().map_err(|_| {
+                    let known: Vec<_> = RuleSetId::ALL.iter().map(|id| id.name()).collect();
+                    line.error_at_token(
+                        1,
+                        format!(
+                            "unknown rule set `{}` (known: {})",
+                            shown(value),
+                            known.join(", ")
+                        ),
+                    )
+                })?;
             }
             "@visibility" => {
                 self.directives.visibility = Visibility::ALL
@@ -228,14 +330,17 @@ impl LineParser {
                     .ok_or_else(|| {
                         line.error_at_token(
                             1,
-                            format!("unknown visibility `{value}` (known: visible, hidden, after_due_date, after_published)"),
+                            format!("unknown visibility `{}` (known: visible, hidden, after_due_date, after_published)", shown(value)),
                         )
                     })?;
             }
             other => {
                 return Err(line.error_at_token(
                     0,
-                    format!("unknown directive `{other}` (known: @rules, @visibility, @mystery)"),
+                    format!(
+                        "unknown directive `{}` (known: @rules, @visibility, @mystery)",
+                        shown(other)
+                    ),
                 ));
             }
         }
@@ -251,8 +356,10 @@ impl LineParser {
             "leaper" => false,
             "slider" => true,
             other => {
-                return Err(line
-                    .error_at_token(1, format!("expected `leaper` or `slider`, found `{other}`")));
+                return Err(line.error_at_token(
+                    1,
+                    format!("expected `leaper` or `slider`, found `{}`", shown(other)),
+                ));
             }
         };
         let mut offsets = Vec::new();
@@ -272,7 +379,10 @@ impl LineParser {
                 .split_once(',')
                 .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)))
                 .ok_or_else(|| {
-                    line.error_at_token(i, format!("expected an offset `dr,dc`, found `{tok}`"))
+                    line.error_at_token(
+                        i,
+                        format!("expected an offset `dr,dc`, found `{}`", shown(tok)),
+                    )
                 })?;
             offsets.push(offset);
             i += 1;
@@ -390,7 +500,7 @@ impl LineParser {
             .collect::<Vec<_>>()
             .join(" ");
         let position = Position::from_fen(self.directives.rule_set(), &fen)
-            .map_err(|e| line.error_at_token(1, e.to_string()))?;
+            .map_err(|e| line.error_at(fen_error_col(line, &e), e.to_string()))?;
         if let Some((_, piece)) = position
             .board()
             .pieces()
@@ -418,7 +528,10 @@ impl LineParser {
             .ok_or_else(|| {
                 line.error_at_token(
                     0,
-                    format!("unknown colour `{}` (expected b or w)", line.tokens[0].1),
+                    format!(
+                        "unknown colour `{}` (expected b or w)",
+                        shown(line.tokens[0].1)
+                    ),
                 )
             })?;
         let role = single_char(line.tokens[1].1)
@@ -429,7 +542,7 @@ impl LineParser {
                     1,
                     format!(
                         "unknown piece `{}` (expected k, q, r, b, n or p)",
-                        line.tokens[1].1
+                        shown(line.tokens[1].1)
                     ),
                 )
             })?;
@@ -477,7 +590,11 @@ impl LineParser {
                 let seed = tok.parse::<u64>().map_err(|_| {
                     line.error_at(
                         col,
-                        format!("expected a seed from 0 to {}, found `{tok}`", u64::MAX),
+                        format!(
+                            "expected a seed from 0 to {}, found `{}`",
+                            u64::MAX,
+                            shown(tok)
+                        ),
                     )
                 })?;
                 StepKind::Machine { seed }
@@ -507,7 +624,8 @@ impl LineParser {
                 return Err(line.error_at_token(
                     0,
                     format!(
-                        "unknown step `{other}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo, status, score, stop, machine or save)"
+                        "unknown step `{}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo, status, score, stop, machine or save)",
+                        shown(other)
                     ),
                 ));
             }
@@ -542,7 +660,7 @@ impl LineParser {
                 1 + i,
                 format!(
                     "`{}` is not a move: expected `{}`",
-                    args[i],
+                    shown(args[i]),
                     syntax(notation)
                 ),
             )),
@@ -571,6 +689,55 @@ impl LineParser {
         };
         Err(last.error_at(last.text.chars().count() + 1, missing))
     }
+}
+
+/// The column of the FEN field (or piece-placement row, or character) a
+/// FEN error is about, on a `fen <FEN>` line.
+fn fen_error_col(line: &Line, error: &FenError) -> usize {
+    let field = |i: usize| {
+        line.tokens
+            .get(1 + i)
+            .map_or_else(|| line.end_col(), |t| t.0)
+    };
+    match error {
+        FenError::FieldCount(n) if *n > 6 => field(6),
+        FenError::FieldCount(_) => line.end_col(),
+        FenError::Side(_) => field(1),
+        FenError::Castling(_) => field(2),
+        FenError::EnPassant(_) => field(3),
+        FenError::Clock(s) => (4..6)
+            .find(|&i| line.tokens.get(1 + i).is_some_and(|t| t.1 == s))
+            .map_or_else(|| field(4), field),
+        FenError::Pieces(why) => pieces_error_col(line.tokens[1], why),
+    }
+}
+
+/// Within the piece-placement field `(col, text)`: the start of the row the
+/// message names (`row N ...`), or the unexpected character in it.
+fn pieces_error_col((col, text): (usize, &str), why: &str) -> usize {
+    let Some(row) = why
+        .strip_prefix("row ")
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n >= 1)
+    else {
+        return col;
+    };
+    // Character offset of each row's start within the field.
+    let mut offset = 0;
+    for (i, part) in text.split('/').enumerate() {
+        if i + 1 == row {
+            let unexpected = why
+                .split_once("unexpected `")
+                .and_then(|(_, rest)| rest.chars().next());
+            let within = unexpected
+                .and_then(|u| part.chars().position(|c| c == u))
+                .unwrap_or(0);
+            return col + offset + within;
+        }
+        offset += part.chars().count() + 1;
+    }
+    col
 }
 
 /// The deepest perft a scenario may ask for: deeper runs take minutes.
@@ -846,6 +1013,86 @@ mod tests {
         let (l, _, m) = err("1\nboard\nw\n~\n");
         assert_eq!(l, 3);
         assert!(m.contains("no rows"), "{m}");
+    }
+
+    #[test]
+    fn a_leading_bom_is_accepted_and_other_boms_and_lone_crs_are_named() {
+        let with_bom = format!("\u{feff}{BASIC}");
+        assert_eq!(parse(&with_bom).unwrap(), parse(BASIC).unwrap());
+        assert_eq!(
+            parse_bytes(with_bom.as_bytes()).unwrap(),
+            parse(BASIC).unwrap()
+        );
+        let (l, c, m) = err("1\n4 4\n\u{feff}~\n");
+        assert_eq!((l, c), (3, 1));
+        assert!(m.contains("byte-order mark"), "{m}");
+        let e = parse_bytes(b"\xff\xfe1\x00\n").unwrap_err();
+        assert!(e.message.contains("UTF-16"), "{}", e.message);
+
+        let (l, c, m) = err("1\r4 4\r~\risValidScan\r");
+        assert_eq!((l, c), (1, 2));
+        assert!(m.contains("CR-only line endings"), "{m}");
+        let (l, c, m) = err("1\n4 4\r~\n");
+        assert_eq!((l, c), (2, 4));
+        assert!(m.contains("carriage return"), "{m}");
+    }
+
+    #[test]
+    fn a_directive_said_twice_must_agree_and_the_error_names_both_lines() {
+        let s = parse("@rules standard\n@rules standard\n1\n8 8\n~\n").unwrap();
+        assert_eq!(s.directives.rules, RuleSetId::Standard);
+        let (l, c, m) = err("@rules lab3\n// x\n@rules standard\n1\n8 8\n~\n");
+        assert_eq!((l, c), (3, 8));
+        assert!(
+            m.contains("line 1 says `lab3`, line 3 says `standard`"),
+            "{m}"
+        );
+        let (l, _, m) = err("@visibility hidden\n@visibility visible\n1\n1 1\n~\n");
+        assert_eq!(l, 2);
+        assert!(m.contains("conflicting `@visibility`"), "{m}");
+    }
+
+    #[test]
+    fn fen_errors_point_at_the_bad_field_and_slashes_are_not_comments() {
+        let fen = |f: &str| err(&format!("@rules standard\n1\nfen {f}\n~\n"));
+        // `fen ` is 4 columns: the FEN starts at column 5.
+        let (l, c, m) = fen("8//8/8/8/8/8/8/8 w - - 0 1");
+        assert_eq!((l, c), (3, 7), "{m}");
+        assert!(m.contains("row 2 is empty"), "{m}");
+        let (_, c, m) = fen("8/8/8/8/8/8/8/7x w - - 0 1");
+        assert_eq!(c, 5 + 14 + 1, "{m}");
+        let (_, c, m) = fen("8/8/8/8/8/8/8/8 x - - 0 1");
+        assert_eq!(c, 21, "{m}");
+        let (_, c, m) = fen("8/8/8/8/8/8/8/8 w - - 0 z");
+        assert_eq!(c, 29, "{m}");
+        let (_, c, m) = fen("8/8/8/8/8/8/8/8 w - - 0 1 extra");
+        assert_eq!(c, 31, "{m}");
+        // A `//` comment still starts a token.
+        let s =
+            parse("@rules standard\n1\nfen 8/8/8/8/8/8/8/K6k w - - 0 1 // a comment\n~\n").unwrap();
+        assert_eq!(s.fen.as_deref(), Some("8/8/8/8/8/8/8/K6k w - - 0 1"));
+    }
+
+    #[test]
+    fn columns_are_counted_in_one_pass_over_many_tokens() {
+        // 200,000 tokens on one line: linear, and the error names the
+        // first extra token's column.
+        let line = "1 ".repeat(200_000);
+        let (l, c, m) = err(&format!("{line}\n"));
+        assert_eq!((l, c), (1, 3));
+        assert!(m.contains("extra text"), "{m}");
+        let toks = tokenize("a  é\tbb //c");
+        assert_eq!(toks, vec![(1, "a"), (4, "é"), (6, "bb")]);
+    }
+
+    #[test]
+    fn long_bad_tokens_are_shown_short() {
+        let huge = "z".repeat(1 << 20);
+        let e = parse(&format!("1\n4 4\n~\n{huge}\n")).unwrap_err();
+        let text = e.to_string();
+        assert!(text.len() < 1000, "{} bytes", text.len());
+        assert!(text.contains("(1048576 characters)"), "{text}");
+        assert_eq!(shown("a\u{1b}[2J"), "a\\u{1b}[2J");
     }
 
     #[test]

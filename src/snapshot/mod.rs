@@ -18,9 +18,26 @@
 //! `tests/scenarios.rs`. Every write goes to a temporary file in the same
 //! folder that is then renamed over the target, so a crash never leaves a
 //! half-written snapshot.
+//!
+//! A temporary file is named `.<target>.chessgrade-tmp-<pid>-<random>`: a
+//! run killed mid-write (kill -9, Ctrl-C) leaves one behind, and the next
+//! run removes it ([`SnapshotStore::remove_stale_temp_files`]) once no
+//! process with that id is alive — never a file another live run is still
+//! writing.
+//!
+//! A name that is not UTF-8 (a Latin-1 file name) keeps every byte: each
+//! byte that is not part of valid UTF-8 is written `%XX`, so two such names
+//! never share a snapshot (insta's lossy naming would map both to `�`).
+//! Names that still clash (`a/b.txt` and `a__b.txt` both give `a__b.txt`)
+//! are found before a run by [`SnapshotStore::clashes`].
 
+use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// What marks a temporary file written by [`write_atomic`].
+pub const TEMP_MARK: &str = ".chessgrade-tmp-";
 
 /// The test file whose insta `glob!` owns these snapshots.
 pub const SOURCE: &str = "tests/scenarios.rs";
@@ -115,8 +132,31 @@ impl SnapshotStore {
     /// The `.snap` path for a scenario whose path relative to the scenario
     /// root is `rel` (insta's glob naming: `/` becomes `__`).
     pub fn path_for(&self, rel: &Path) -> PathBuf {
-        let rel = rel.to_string_lossy().replace(['/', '\\'], "__");
+        let rel = escape_non_utf8(rel.as_os_str()).replace(['/', '\\'], "__");
         self.dir.join(format!("{NAME}@{rel}.snap"))
+    }
+
+    /// Pairs of scenarios (indices into `rels`) whose snapshots would be
+    /// the same file: each later one with the first that took the name.
+    pub fn clashes<'a>(&self, rels: impl IntoIterator<Item = &'a Path>) -> Vec<(usize, usize)> {
+        let mut first: HashMap<PathBuf, usize> = HashMap::new();
+        let mut out = Vec::new();
+        for (i, rel) in rels.into_iter().enumerate() {
+            match first.entry(self.path_for(rel)) {
+                std::collections::hash_map::Entry::Occupied(e) => out.push((*e.get(), i)),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+            }
+        }
+        out
+    }
+
+    /// Removes temporary files that a run killed mid-write left in the
+    /// snapshot folder (those whose writing process is gone), returning
+    /// their paths. A missing folder has none.
+    pub fn remove_stale_temp_files(&self) -> Vec<PathBuf> {
+        remove_stale_temp_files(&self.dir)
     }
 
     /// The pending-review path insta uses beside a `.snap`.
@@ -129,16 +169,24 @@ impl SnapshotStore {
     /// Reads the snapshot for `rel`; `Ok(None)` when there is none yet.
     /// Besides `.snap` files, a bare trace at `<rel minus extension>.expected`
     /// is accepted: the layout of the course corpus's answers.
+    /// Only regular files are read, and only up to the trace size cap
+    /// (plus room for the header).
     pub fn load(&self, rel: &Path) -> std::io::Result<Option<Snapshot>> {
         for path in [
             self.path_for(rel),
             self.dir.join(rel.with_extension("expected")),
         ] {
-            match std::fs::read_to_string(path) {
-                Ok(text) => return Ok(Some(Snapshot::parse(&text))),
+            match std::fs::metadata(&path) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
+                Ok(_) => {}
             }
+            let max = crate::trace::max_trace_bytes().saturating_add(64 << 10);
+            let bytes =
+                crate::scenario::read_regular_file(&path, max).map_err(std::io::Error::other)?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| std::io::Error::other("the snapshot is not UTF-8 text"))?;
+            return Ok(Some(Snapshot::parse(&text)));
         }
         Ok(None)
     }
@@ -167,6 +215,62 @@ impl SnapshotStore {
     }
 }
 
+/// `name` as text, each byte outside valid UTF-8 written `%XX`.
+fn escape_non_utf8(name: &OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Removes `dir`'s temporary files (see [`TEMP_MARK`]) whose writing
+/// process no longer exists; returns the paths removed.
+pub fn remove_stale_temp_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = temp_file_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || process_exists(pid);
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !alive && is_file && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// The writer's pid in a temporary file's name `.<x>.chessgrade-tmp-<pid>-<random>`.
+fn temp_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(TEMP_MARK)?;
+    let (pid, _) = tail.split_once('-')?;
+    pid.parse().ok().filter(|&p| p > 0)
+}
+
+/// Does a process with this id exist (as far as we may know)?
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        // It exists but belongs to someone else.
+        Err(nix::errno::Errno::EPERM) => true,
+        Err(_) => false,
+    }
+}
+
 /// Writes `contents` to `path` through a temporary file and a rename.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     let dir = path
@@ -174,7 +278,13 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let target = path.file_name().unwrap_or(OsStr::new("out"));
+    let prefix = format!(
+        ".{}{TEMP_MARK}{}-",
+        target.to_string_lossy(),
+        std::process::id()
+    );
+    let mut tmp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
     // Temporary files are private (0600); a snapshot is an ordinary file.
     {
         use std::os::unix::fs::PermissionsExt;
@@ -222,6 +332,55 @@ mod tests {
             store.pending_path_for(Path::new("x.txt")),
             PathBuf::from("snapshots/scenario@x.txt.snap.new")
         );
+    }
+
+    #[test]
+    fn non_utf8_names_keep_their_bytes_and_clashes_are_found() {
+        use std::os::unix::ffi::OsStrExt;
+        let store = SnapshotStore::new("s");
+        // Latin-1 `é` and `è`: lossy naming gave both `�`.
+        let e_acute = Path::new(OsStr::from_bytes(b"caf\xe9.txt"));
+        let e_grave = Path::new(OsStr::from_bytes(b"caf\xe8.txt"));
+        assert_eq!(
+            store.path_for(e_acute),
+            PathBuf::from("s/scenario@caf%E9.txt.snap")
+        );
+        assert_ne!(store.path_for(e_acute), store.path_for(e_grave));
+        assert_eq!(
+            store.path_for(Path::new("café.txt")),
+            PathBuf::from("s/scenario@café.txt.snap")
+        );
+        let rels = [
+            Path::new("a/b.txt"),
+            e_acute,
+            Path::new("a__b.txt"),
+            e_grave,
+        ];
+        assert_eq!(store.clashes(rels), vec![(0, 2)]);
+    }
+
+    #[test]
+    fn stale_temp_files_of_dead_processes_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that is not running: a child that has been waited for.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = dir
+            .path()
+            .join(format!(".scenario@x.txt.snap{TEMP_MARK}{dead}-Ab12"));
+        let live = dir.path().join(format!(
+            ".scenario@y.txt.snap{TEMP_MARK}{}-Cd34",
+            std::process::id()
+        ));
+        let other = dir.path().join(".tmpQwErTy");
+        for p in [&stale, &live, &other] {
+            std::fs::write(p, "x").unwrap();
+        }
+        assert_eq!(remove_stale_temp_files(dir.path()), vec![stale.clone()]);
+        assert!(!stale.exists() && live.exists() && other.exists());
+        assert_eq!(temp_file_pid(".a.snap.chessgrade-tmp-42-xyz"), Some(42));
+        assert_eq!(temp_file_pid("a.snap"), None);
     }
 
     #[test]

@@ -2,16 +2,33 @@
 
 use super::{Setup, Subject, SubjectError};
 use crate::domain::{Coord, Role, Square};
-use crate::engine::{BoardText, Game, GameStatus, MoveError, Position, Scores, format_move};
+use crate::engine::{
+    BoardText, Game, GameStatus, MoveError, Position, Scores, divide_until, format_move,
+    perft_until,
+};
+use std::time::{Duration, Instant};
 
 #[derive(Default)]
 pub struct EngineSubject {
     game: Option<Game>,
+    /// Wall-clock limit per scenario (from `setup`), if any.
+    timeout: Option<Duration>,
+    deadline: Option<Instant>,
 }
 
 impl EngineSubject {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An engine that answers [`SubjectError::Timeout`] once a scenario has
+    /// run for `timeout`: perft and divide stop mid-count, and any step
+    /// after the deadline fails (its board is not read).
+    pub fn with_timeout(timeout: Duration) -> Self {
+        EngineSubject {
+            timeout: Some(timeout),
+            ..Self::default()
+        }
     }
 
     fn game(&mut self) -> &mut Game {
@@ -30,6 +47,7 @@ impl Subject for EngineSubject {
             .initial_position()
             .map_err(|e| SubjectError::Io(e.to_string()))?;
         self.game = Some(Game::new(pos));
+        self.deadline = self.timeout.and_then(|t| Instant::now().checked_add(t));
         Ok(())
     }
 
@@ -51,6 +69,9 @@ impl Subject for EngineSubject {
     }
 
     fn board(&mut self) -> Result<BoardText, SubjectError> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SubjectError::Timeout);
+        }
         Ok(self.position().board_text())
     }
 
@@ -64,11 +85,17 @@ impl Subject for EngineSubject {
     }
 
     fn perft(&mut self, depth: u32) -> Result<u64, SubjectError> {
-        Ok(self.position().perft(depth))
+        match self.deadline {
+            None => Ok(self.position().perft(depth)),
+            Some(d) => perft_until(self.position(), depth, d).map_err(|_| SubjectError::Timeout),
+        }
     }
 
     fn divide(&mut self, depth: u32) -> Result<Vec<(String, u64)>, SubjectError> {
-        Ok(self.position().divide(depth))
+        match self.deadline {
+            None => Ok(self.position().divide(depth)),
+            Some(d) => divide_until(self.position(), depth, d).map_err(|_| SubjectError::Timeout),
+        }
     }
 
     fn undo(&mut self) -> Result<bool, SubjectError> {

@@ -6,7 +6,7 @@ mod engine;
 mod process;
 
 pub use engine::EngineSubject;
-pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject};
+pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject, WINDOW};
 
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 use crate::engine::{BoardText, FenError, GameStatus, MoveError, Position, RuleSet, Scores};
@@ -128,6 +128,8 @@ pub enum SubjectError {
     Malformed(String),
     /// Exited (with this status) before answering every call.
     ExitedEarly(Option<i32>),
+    /// Closed its output but kept running (ended by the grader; not a crash).
+    ClosedOutput,
     /// The grader could not talk to it at all.
     Io(String),
     /// The subject cannot express this step (e.g. `perft` over protocol v1).
@@ -142,6 +144,7 @@ impl fmt::Display for SubjectError {
             SubjectError::Malformed(what) => write!(f, "malformed answer: {what}"),
             SubjectError::ExitedEarly(Some(code)) => write!(f, "exited early (status {code})"),
             SubjectError::ExitedEarly(None) => write!(f, "exited early"),
+            SubjectError::ClosedOutput => write!(f, "closed its output but kept running"),
             SubjectError::Io(e) => write!(f, "i/o error: {e}"),
             SubjectError::Unsupported(step) => {
                 write!(f, "`{step}` is not supported by this subject")

@@ -1,27 +1,45 @@
-//! An external engine driven over the line protocol of `docs/protocol.md`.
+//! An external engine driven over the line protocol of `docs/protocol.md`
+//! (v2, or v1 for engines that only speak that).
 //!
-//! One fresh process per scenario, in its own process group and temporary
-//! working directory, under rlimits (CPU seconds, address space, file size,
-//! no core dumps). Requests are pipelined: a writer thread feeds stdin from
-//! a queue while the caller drains answers that a reader thread collects,
-//! so a 65,536-call scan never deadlocks on full pipes and never costs a
-//! round trip per call. Every wait is bounded by the scenario's wall-clock
-//! deadline; on any failure the whole process group is killed.
+//! Each engine runs in the sandbox (own process group and temporary working
+//! directory, rlimits on CPU, address space and file size). An engine that
+//! declares the `fork` capability is a fork server: it starts once per
+//! worker and forks a fresh child per scenario (`BEGIN`/`END`), so no state
+//! leaks between scenarios while exec and startup are paid once; any other
+//! engine runs one fresh process per scenario.
+//!
+//! Requests are pipelined: a writer thread feeds stdin from a queue while
+//! the caller drains answers that a reader thread collects. Scans are
+//! streamed: requests are generated as they are sent, with at most
+//! [`WINDOW`] unanswered at any time, so memory stays flat however many
+//! calls a scan makes (65,536² on a 256×256 board); an engine with the
+//! `scan` capability expands scans itself and answers only the results.
+//! Every wait is bounded by the scenario's wall-clock deadline (a scan that
+//! cannot finish in time is a timeout); on a failure the whole process group
+//! is killed. Nothing here sleeps for a fixed time: every wait is for an
+//! answer, an end of file or an exit.
 
 use super::{Setup, Subject, SubjectError};
-use crate::domain::{Coord, Dims, Square};
-use crate::engine::BoardText;
-use crate::sandbox::{self, Ending, Sandboxed, Streams};
+use crate::domain::{Coord, Dims, Role, Square};
+use crate::engine::{BoardText, GameStatus, MoveError, RuleSetId, Scores};
+use crate::protocol::{self, Capabilities, Ended, Hello, Request, ScanKind};
+use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::ChildStdin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The protocol version this grader speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The newest protocol version this grader speaks (it also speaks v1).
+pub const PROTOCOL_VERSION: u32 = protocol::V2;
+
+/// Requests in flight (sent, not yet answered) during a streamed scan.
+pub const WINDOW: usize = 1 << 14;
+/// Requests per write during a streamed scan.
+const CHUNK: usize = 1 << 10;
 
 /// An external engine as a [`Subject`].
 pub struct ProcessSubject {
@@ -30,7 +48,9 @@ pub struct ProcessSubject {
     running: Option<Running>,
     /// The current board size, to check `BOARD` answers and expand scans.
     dims: Option<Dims>,
-    /// What the last process wrote to stderr (capped).
+    /// The current scenario's wall-clock deadline.
+    deadline: Instant,
+    /// What the engine wrote to stderr during the current scenario (capped).
     stderr: Arc<Mutex<CappedText>>,
 }
 
@@ -40,7 +60,11 @@ struct Running {
     answers: Receiver<ReadEvent>,
     /// Signalled when the stderr drain reaches end of file.
     stderr_done: Receiver<()>,
-    deadline: Instant,
+    hello: Hello,
+    /// A fork server's child is serving a scenario.
+    in_session: bool,
+    /// Answer bytes streamed scans are expected to produce (see [`spawn_reader`]).
+    allowance: Arc<AtomicUsize>,
     _workdir: tempfile::TempDir,
 }
 
@@ -58,6 +82,7 @@ impl ProcessSubject {
             limits,
             running: None,
             dims: None,
+            deadline: Instant::now(),
             stderr: Arc::new(Mutex::new(CappedText::default())),
         }
     }
@@ -67,6 +92,18 @@ impl ProcessSubject {
         self.stderr.lock().map(|s| s.render()).unwrap_or_default()
     }
 
+    /// The handshake the running engine gave (version, capabilities).
+    pub fn hello(&self) -> Option<&Hello> {
+        self.running.as_ref().map(|r| &r.hello)
+    }
+
+    fn reset_stderr(&self) {
+        *self.stderr.lock().expect("stderr buffer") = CappedText::new(self.limits.max_stderr_bytes);
+    }
+
+    /// Starts the engine and shakes hands: `HELLO 2` first; an engine that
+    /// answers `HELLO 1`, or `ERR` and then `HELLO 1` to `HELLO 1`, is a v1
+    /// engine; any other answer is a malformed one ("protocol version").
     fn spawn(&mut self) -> Result<(), SubjectError> {
         self.stop();
         let workdir = tempfile::Builder::new()
@@ -89,12 +126,14 @@ impl ProcessSubject {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        *self.stderr.lock().expect("stderr buffer") = CappedText::new(self.limits.max_stderr_bytes);
+        self.reset_stderr();
         let stderr_done = spawn_stderr_drain(stderr, Arc::clone(&self.stderr));
+        let allowance = Arc::new(AtomicUsize::new(0));
         let answers = spawn_reader(
             stdout,
             self.limits.max_line_bytes,
             self.limits.max_output_bytes,
+            Arc::clone(&allowance),
         );
         let requests = spawn_writer(stdin);
         self.running = Some(Running {
@@ -102,10 +141,50 @@ impl ProcessSubject {
             requests,
             answers,
             stderr_done,
-            deadline: Instant::now() + self.limits.timeout,
+            hello: Hello {
+                version: protocol::V1,
+                caps: Capabilities::default(),
+                name: None,
+            },
+            in_session: false,
+            allowance,
             _workdir: workdir,
         });
+        let hello = self.handshake().map_err(|e| match e {
+            SubjectError::Malformed(m) => SubjectError::Malformed(format!("protocol version: {m}")),
+            other => other,
+        })?;
+        self.running.as_mut().expect("just started").hello = hello;
         Ok(())
+    }
+
+    fn handshake(&mut self) -> Result<Hello, SubjectError> {
+        let first = self.ask(&Request::Hello(protocol::V2))?;
+        let retry_v1 = |s: &mut Self| -> Result<Hello, SubjectError> {
+            let again = s.ask(&Request::Hello(protocol::V1))?;
+            match Hello::parse(&again) {
+                Ok(h) if h.version == protocol::V1 => Ok(h),
+                _ => Err(s.malformed(format!(
+                    "`HELLO 1` was answered `{}` (this grader speaks versions 1 and 2)",
+                    protocol::shorten(&again)
+                ))),
+            }
+        };
+        if first.starts_with("ERR") {
+            return retry_v1(self);
+        }
+        match Hello::parse(&first) {
+            Ok(h) if h.version == protocol::V2 || h.version == protocol::V1 => Ok(h),
+            Ok(h) => Err(self.malformed(format!(
+                "`HELLO 2` was answered `{}`: version {} (this grader speaks versions 1 and 2)",
+                protocol::shorten(&first),
+                h.version
+            ))),
+            Err(_) => Err(self.malformed(format!(
+                "`HELLO 2` was answered `{}` (expected `HELLO 2 ...` or `HELLO 1 ...`)",
+                protocol::shorten(&first)
+            ))),
+        }
     }
 
     /// Kills the engine's whole process group and reaps it.
@@ -116,45 +195,97 @@ impl ProcessSubject {
         }
     }
 
-    /// Sends `requests` (one per line) in one go and returns one answer per
-    /// request, each checked by `accept`.
-    fn call<T>(
-        &mut self,
-        requests: &[String],
-        accept: impl Fn(&str) -> Option<T>,
-    ) -> Result<Vec<T>, SubjectError> {
-        let run = self
-            .running
+    fn malformed(&mut self, what: String) -> SubjectError {
+        self.stop();
+        SubjectError::Malformed(what)
+    }
+
+    fn running(&mut self) -> Result<&mut Running, SubjectError> {
+        self.running
             .as_mut()
-            .ok_or_else(|| SubjectError::Io("engine not started".into()))?;
-        let mut batch = Vec::with_capacity(requests.iter().map(|r| r.len() + 1).sum());
-        for r in requests {
-            batch.extend_from_slice(r.as_bytes());
-            batch.push(b'\n');
-        }
+            .ok_or_else(|| SubjectError::Io("engine not started".into()))
+    }
+
+    fn version(&self) -> u32 {
+        self.running.as_ref().map_or(0, |r| r.hello.version)
+    }
+
+    fn caps(&self) -> Capabilities {
+        self.running
+            .as_ref()
+            .map_or(Capabilities::default(), |r| r.hello.caps)
+    }
+
+    /// Queues raw request bytes for the writer.
+    fn send_bytes(&mut self, bytes: Vec<u8>) -> Result<(), SubjectError> {
+        let run = self.running()?;
         // A closed queue means the writer saw the engine's stdin close; the
         // reader will report the exit, so the error here is not final.
-        let _ = run.requests.send(batch);
-        let mut out = Vec::with_capacity(requests.len());
-        for request in requests {
+        let _ = run.requests.send(bytes);
+        Ok(())
+    }
+
+    fn send(&mut self, requests: &[Request]) -> Result<(), SubjectError> {
+        let mut batch = Vec::new();
+        for r in requests {
+            let _ = writeln!(batch, "{r}");
+        }
+        self.send_bytes(batch)
+    }
+
+    /// One request, one answer line.
+    fn ask(&mut self, request: &Request) -> Result<String, SubjectError> {
+        self.send(std::slice::from_ref(request))?;
+        self.next_answer()
+    }
+
+    /// One request, one answer checked by `accept`.
+    fn call<T>(
+        &mut self,
+        request: Request,
+        accept: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, SubjectError> {
+        let line = self.ask(&request)?;
+        self.check(&request, &line, accept)
+    }
+
+    fn check<T>(
+        &mut self,
+        request: &Request,
+        line: &str,
+        accept: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, SubjectError> {
+        match accept(line) {
+            Some(v) => Ok(v),
+            None => Err(self.malformed(format!(
+                "`{request}` was answered `{}`",
+                protocol::shorten(line)
+            ))),
+        }
+    }
+
+    /// Reads a multi-line answer: `<word> <n>` then `n` lines, each checked.
+    fn call_list<T>(
+        &mut self,
+        request: Request,
+        word: &str,
+        accept: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<T>, SubjectError> {
+        let head = self.ask(&request)?;
+        let n = self.check(&request, &head, |a| protocol::parse_count(a, word))?;
+        let mut out = Vec::new();
+        for _ in 0..n {
             let line = self.next_answer()?;
-            match accept(&line) {
-                Some(v) => out.push(v),
-                None => {
-                    self.stop();
-                    return Err(SubjectError::Malformed(format!(
-                        "`{request}` was answered `{}`",
-                        shorten(&line)
-                    )));
-                }
-            }
+            let item = self.check(&request, &line, &accept)?;
+            out.push(item);
         }
         Ok(out)
     }
 
     fn next_answer(&mut self) -> Result<String, SubjectError> {
-        let run = self.running.as_mut().expect("checked by call");
-        let left = run.deadline.saturating_duration_since(Instant::now());
+        let deadline = self.deadline;
+        let run = self.running()?;
+        let left = deadline.saturating_duration_since(Instant::now());
         let event = match run.answers.recv_timeout(left) {
             Ok(event) => event,
             Err(RecvTimeoutError::Timeout) => {
@@ -164,20 +295,27 @@ impl ProcessSubject {
             Err(RecvTimeoutError::Disconnected) => ReadEvent::Eof,
         };
         match event {
-            ReadEvent::Line(line) => Ok(line),
+            ReadEvent::Line(line) => {
+                if run.in_session
+                    && let Some(ended) = protocol::parse_ended(&line)
+                {
+                    // The scenario's child died; the server lives on.
+                    run.in_session = false;
+                    return Err(match ended {
+                        Ended::Exit(code) => SubjectError::ExitedEarly(Some(code)),
+                        Ended::Signal(sig) if sig == "SIGXCPU" => SubjectError::Timeout,
+                        Ended::Signal(sig) => SubjectError::Crash(sig),
+                    });
+                }
+                Ok(line)
+            }
             ReadEvent::TooLong => {
-                self.stop();
-                Err(SubjectError::Malformed(format!(
-                    "an answer line longer than {} bytes",
-                    self.limits.max_line_bytes
-                )))
+                let max = self.limits.max_line_bytes;
+                Err(self.malformed(format!("an answer line longer than {max} bytes")))
             }
             ReadEvent::TooMuch => {
-                self.stop();
-                Err(SubjectError::Malformed(format!(
-                    "more than {} bytes of answers",
-                    self.limits.max_output_bytes
-                )))
+                let max = self.limits.max_output_bytes;
+                Err(self.malformed(format!("more than {max} bytes of answers")))
             }
             ReadEvent::Eof => Err(self.ended()),
         }
@@ -188,23 +326,64 @@ impl ProcessSubject {
         let Some(mut run) = self.running.take() else {
             return SubjectError::ExitedEarly(None);
         };
-        // Give it a moment to exit on its own, bounded by the deadline.
-        let grace = (Instant::now() + Duration::from_secs(2)).min(run.deadline);
-        let status = run.child.wait_until(grace);
-        run.child.end();
+        let closed = run.child.after_output_closed(self.deadline);
         collect_stderr(&run);
-        match status.map(Ending::of) {
-            Some(Ending::CpuLimit) => SubjectError::Timeout,
-            Some(Ending::Signalled(sig)) => SubjectError::Crash(sig),
-            Some(Ending::Exited(code)) => SubjectError::ExitedEarly(Some(code)),
-            // Still running with stdout closed: it stopped answering.
-            None => SubjectError::ExitedEarly(None),
+        match closed {
+            OutputClosed::Ended(Ending::CpuLimit) => SubjectError::Timeout,
+            OutputClosed::Ended(Ending::Signalled(sig)) => SubjectError::Crash(sig),
+            OutputClosed::Ended(Ending::Exited(code)) => SubjectError::ExitedEarly(Some(code)),
+            OutputClosed::KeptRunning => SubjectError::ClosedOutput,
         }
     }
 
     fn dims(&self) -> Result<Dims, SubjectError> {
         self.dims
             .ok_or_else(|| SubjectError::Io("setup first".into()))
+    }
+
+    /// A v2 step over a v1 engine cannot be expressed.
+    fn need_v2(&self, step: &str) -> Result<(), SubjectError> {
+        if self.version() >= protocol::V2 {
+            Ok(())
+        } else {
+            Err(SubjectError::Unsupported(format!(
+                "`{step}` over protocol v1 (the engine answered `HELLO 1`)"
+            )))
+        }
+    }
+
+    /// Streams `count` yes/no requests made by `request(i)`, keeping at most
+    /// [`WINDOW`] in flight, and returns the indices answered `1`.
+    fn stream_bools(
+        &mut self,
+        count: usize,
+        request: impl Fn(usize) -> Request,
+    ) -> Result<Vec<usize>, SubjectError> {
+        let (mut sent, mut received) = (0usize, 0usize);
+        let mut yes = Vec::new();
+        while received < count {
+            // Refill a whole chunk at a time once the window has room for
+            // one: at most WINDOW requests (and their answers) in flight.
+            while sent < count && sent - received + CHUNK <= WINDOW {
+                let end = (sent + CHUNK).min(count);
+                let mut batch = Vec::with_capacity((end - sent) * 24);
+                for i in sent..end {
+                    let _ = writeln!(batch, "{}", request(i));
+                }
+                let expected = 2 * (end - sent); // `0\n` or `1\n` each
+                sent = end;
+                self.running()?
+                    .allowance
+                    .fetch_add(expected, Ordering::Relaxed);
+                self.send_bytes(batch)?;
+            }
+            let line = self.next_answer()?;
+            if self.check(&request(received), &line, protocol::parse_bool)? {
+                yes.push(received);
+            }
+            received += 1;
+        }
+        Ok(yes)
     }
 }
 
@@ -214,133 +393,223 @@ impl Drop for ProcessSubject {
     }
 }
 
+/// Can protocol v1 (the Lab 3 interface) express this setup?
+fn v1_can_express(setup: &Setup) -> bool {
+    setup.rules.id == RuleSetId::Lab3
+        && setup.fen.is_none()
+        && setup.turn.is_none()
+        && setup.rules.mystery.is_none()
+}
+
 impl Subject for ProcessSubject {
     fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
-        let (rules, dims, placements) = (setup.rules, setup.dims, setup.placements);
-        // Protocol v1 mirrors the Lab 3 interface: no FEN, no side to move,
-        // no special moves, no Mystery piece.
-        let plain_setup = setup.fen.is_none() && setup.turn.is_none() && rules.mystery.is_none();
-        if rules.id != crate::engine::RuleSetId::Lab3 || !plain_setup {
+        self.deadline = Instant::now() + self.limits.timeout;
+        self.dims = Some(setup.dims);
+        let reusable = self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.hello.caps.fork && !r.in_session);
+        if !reusable {
+            self.spawn()?;
+        }
+        let version = self.version();
+        if version < protocol::V2 && !v1_can_express(setup) {
+            self.stop();
             return Err(SubjectError::Unsupported(format!(
-                "{} scenarios{} over protocol v{PROTOCOL_VERSION}",
-                rules.id,
-                if plain_setup {
-                    ""
-                } else {
+                "{} scenarios{} over protocol v1 (the engine answered `HELLO 1`)",
+                setup.rules.id,
+                if setup.rules.id == RuleSetId::Lab3 {
                     " with a FEN, board picture or Mystery piece"
+                } else {
+                    ""
                 }
             )));
         }
-        self.spawn()?;
-        self.dims = Some(dims);
-        let hello = format!("HELLO {PROTOCOL_VERSION}");
-        let version_ok =
-            |a: &str| (a == hello || a.starts_with(&format!("{hello} "))).then_some(());
-        self.call(std::slice::from_ref(&hello), version_ok)
-            .map_err(|e| match e {
-                SubjectError::Malformed(m) => {
-                    SubjectError::Malformed(format!("protocol version: {m}"))
-                }
-                other => other,
-            })?;
-        let mut requests = vec![format!("NEW {} {}", dims.rows(), dims.cols())];
-        requests.extend(placements.iter().map(|p| {
-            format!(
-                "PLACE {} {} {} {}",
-                p.color.letter(),
-                p.role.letter(),
-                p.square.row,
-                p.square.col
-            )
+        let mut requests = Vec::new();
+        if self.caps().fork {
+            self.reset_stderr();
+            requests.push(Request::Begin);
+            self.running()?.in_session = true;
+        }
+        let mut expect_ok = Vec::new();
+        if version >= protocol::V2 {
+            expect_ok.push(Request::Rules(Box::new(setup.rules)));
+        }
+        match setup.fen {
+            Some(fen) => expect_ok.push(Request::Fen(fen.to_string())),
+            None => expect_ok.push(Request::New(setup.dims)),
+        }
+        expect_ok.extend(setup.placements.iter().map(|p| Request::Place {
+            color: p.color,
+            role: p.role,
+            square: p.square,
         }));
-        self.call(&requests, |a| (a == "OK").then_some(()))?;
+        if let Some(turn) = setup.turn {
+            expect_ok.push(Request::Turn(turn));
+        }
+        requests.extend(expect_ok.iter().cloned());
+        self.send(&requests)?;
+        for request in &expect_ok {
+            let line = self.next_answer()?;
+            self.check(request, &line, |a| (a == "OK").then_some(()))?;
+        }
         Ok(())
     }
 
     fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
         let dims = self.dims()?;
-        let pairs: Vec<(Square, Square)> = dims
-            .squares()
-            .flat_map(|from| dims.squares().map(move |to| (from, to)))
-            .collect();
-        let requests: Vec<String> = pairs
-            .iter()
-            .map(|(f, t)| format!("VALID {f} {t}"))
-            .collect();
-        let answers = self.call(&requests, parse_bool)?;
-        Ok(pairs
-            .into_iter()
-            .zip(answers)
-            .filter(|(_, ok)| *ok)
-            .map(|(p, _)| p)
-            .collect())
+        if self.caps().scan {
+            let mut pairs = self.call_list(Request::Scan(ScanKind::Valid), "SCAN", |l| {
+                protocol::parse_valid_line(l, dims)
+            })?;
+            // Sorted (stable), not deduplicated: an engine lists a promotion
+            // once per role, as the reference does.
+            pairs.sort();
+            return Ok(pairs);
+        }
+        let n = dims.len();
+        let pair = |i: usize| (dims.square_of_index(i / n), dims.square_of_index(i % n));
+        let yes = self.stream_bools(n * n, |i| {
+            let (f, t) = pair(i);
+            Request::Valid(f.coord(), t.coord())
+        })?;
+        Ok(yes.into_iter().map(pair).collect())
     }
 
     fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {
         let dims = self.dims()?;
-        let squares: Vec<Square> = dims.squares().collect();
-        let requests: Vec<String> = squares.iter().map(|s| format!("THREAT {s}")).collect();
-        let answers = self.call(&requests, parse_bool)?;
-        Ok(squares
-            .into_iter()
-            .zip(answers)
-            .filter(|(_, t)| *t)
-            .map(|(s, _)| s)
-            .collect())
+        if self.caps().scan {
+            let mut squares = self.call_list(Request::Scan(ScanKind::Threat), "SCAN", |l| {
+                protocol::parse_threat_line(l, dims)
+            })?;
+            squares.sort();
+            return Ok(squares);
+        }
+        let yes = self.stream_bools(dims.len(), |i| {
+            Request::Threat(dims.square_of_index(i).coord())
+        })?;
+        Ok(yes.into_iter().map(|i| dims.square_of_index(i)).collect())
     }
 
     fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError> {
-        let answers = self.call(&[format!("MOVE {from} {to}")], parse_bool)?;
-        Ok(answers[0])
+        self.call(Request::Move(from, to), protocol::parse_bool)
     }
 
     fn board(&mut self) -> Result<BoardText, SubjectError> {
         let dims = self.dims()?;
-        let answers = self.call(&["BOARD".to_string()], |a| parse_board(a, dims))?;
-        Ok(answers.into_iter().next().expect("one answer per request"))
+        self.call(Request::Board, |a| protocol::parse_board(a, dims))
     }
 
-    /// Says goodbye, gives the engine a moment to exit, then ends its group.
+    fn play(
+        &mut self,
+        from: Option<Square>,
+        to: Option<Square>,
+        promotion: Option<Role>,
+    ) -> Result<Result<(), MoveError>, SubjectError> {
+        self.need_v2("move")?;
+        let request = Request::Play {
+            from,
+            to,
+            promotion,
+        };
+        self.call(request, protocol::parse_played)
+    }
+
+    fn perft(&mut self, depth: u32) -> Result<u64, SubjectError> {
+        self.need_v2("perft")?;
+        self.call(Request::Perft(depth), protocol::parse_perft)
+    }
+
+    fn divide(&mut self, depth: u32) -> Result<Vec<(String, u64)>, SubjectError> {
+        self.need_v2("divide")?;
+        let mut lines = self.call_list(
+            Request::Divide(depth),
+            "DIVIDE",
+            protocol::parse_divide_line,
+        )?;
+        lines.sort();
+        Ok(lines)
+    }
+
+    fn undo(&mut self) -> Result<bool, SubjectError> {
+        self.need_v2("undo")?;
+        self.call(Request::Undo, protocol::parse_bool)
+    }
+
+    fn redo(&mut self) -> Result<bool, SubjectError> {
+        self.need_v2("redo")?;
+        self.call(Request::Redo, protocol::parse_bool)
+    }
+
+    fn status(&mut self) -> Result<GameStatus, SubjectError> {
+        self.need_v2("status")?;
+        self.call(Request::Status, protocol::parse_status)
+    }
+
+    fn score(&mut self) -> Result<Scores, SubjectError> {
+        self.need_v2("score")?;
+        self.call(Request::Score, protocol::parse_score)
+    }
+
+    fn stop(&mut self) -> Result<GameStatus, SubjectError> {
+        self.need_v2("stop")?;
+        self.call(Request::Stop, protocol::parse_status)
+    }
+
+    fn machine(&mut self, seed: u64) -> Result<Option<String>, SubjectError> {
+        self.need_v2("machine")?;
+        self.call(Request::Machine(seed), protocol::parse_machine)
+    }
+
+    fn save(&mut self) -> Result<Vec<String>, SubjectError> {
+        self.need_v2("save")?;
+        self.call_list(Request::Save, "SAVE", |l| Some(l.to_string()))
+    }
+
+    /// Ends the scenario. A fork server's child is told `END` and the
+    /// server kept if the child exits cleanly; any other engine is told
+    /// `QUIT` and given until its end of output (at most a moment) to exit
+    /// before its group is ended. No fixed sleep: each wait ends on an event.
     fn finish(&mut self) {
-        if let Some(run) = self.running.as_mut() {
-            let _ = run.requests.send(b"QUIT\n".to_vec());
-            run.child
-                .wait_until(Instant::now() + Duration::from_millis(200));
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
+        if run.hello.caps.fork {
+            if !run.in_session {
+                return; // the child already ended (its ENDED was read)
+            }
+            let _ = run.requests.send(b"END\n".to_vec());
+            let until = Instant::now() + Duration::from_secs(1);
+            let clean = loop {
+                let left = until.saturating_duration_since(Instant::now());
+                match run.answers.recv_timeout(left) {
+                    Ok(ReadEvent::Line(l)) => match protocol::parse_ended(&l) {
+                        Some(ended) => break ended == Ended::Exit(0),
+                        None => continue, // answers nobody read (after a failure)
+                    },
+                    _ => break false,
+                }
+            };
+            run.in_session = false;
+            if !clean {
+                self.stop();
+            }
+            return;
+        }
+        let _ = run.requests.send(b"QUIT\n".to_vec());
+        let until = Instant::now() + Duration::from_millis(200);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match run.answers.recv_timeout(left) {
+                Ok(ReadEvent::Line(_)) => continue,
+                _ => break,
+            }
         }
         self.stop();
     }
 
     fn stderr_excerpt(&self) -> Option<String> {
         Some(ProcessSubject::stderr_excerpt(self)).filter(|s| !s.is_empty())
-    }
-}
-
-fn parse_bool(answer: &str) -> Option<bool> {
-    match answer {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
-    }
-}
-
-/// `BOARD <rows joined by '/'>`, of exactly the board's shape and alphabet.
-fn parse_board(answer: &str, dims: Dims) -> Option<BoardText> {
-    let text = answer.strip_prefix("BOARD ")?;
-    let rows: Vec<&str> = text.split('/').collect();
-    let shape_ok = rows.len() == dims.rows() as usize
-        && rows.iter().all(|r| {
-            r.len() == dims.cols() as usize
-                && r.chars().all(|c| c == '.' || "KQRBNPkqrbnp".contains(c))
-        });
-    shape_ok.then(|| BoardText(text.to_string()))
-}
-
-fn shorten(s: &str) -> String {
-    const MAX: usize = 80;
-    if s.chars().count() <= MAX {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(MAX).collect::<String>())
     }
 }
 
@@ -360,10 +629,14 @@ fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
     tx
 }
 
+/// `allowance`: bytes of answers a streamed scan is expected to produce,
+/// which do not count against `max_total` (a scan of 65,536² calls is not a
+/// flood of output; it is at worst a timeout).
 fn spawn_reader(
     stdout: impl Read + Send + 'static,
     max_line: usize,
     max_total: usize,
+    allowance: Arc<AtomicUsize>,
 ) -> Receiver<ReadEvent> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
@@ -379,7 +652,7 @@ fn spawn_reader(
                 Ok(0) | Err(_) => ReadEvent::Eof,
                 Ok(n) => {
                     total += n;
-                    if total > max_total {
+                    if total > max_total.saturating_add(allowance.load(Ordering::Relaxed)) {
                         ReadEvent::TooMuch
                     } else if buf.last() != Some(&b'\n') && n > max_line {
                         ReadEvent::TooLong
@@ -463,26 +736,6 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn boards_must_have_the_boards_shape() {
-        let dims = Dims::new(2, 3).unwrap();
-        assert_eq!(
-            parse_board("BOARD K../..p", dims),
-            Some(BoardText("K../..p".into()))
-        );
-        assert_eq!(parse_board("BOARD K../..", dims), None);
-        assert_eq!(parse_board("BOARD K../..x", dims), None);
-        assert_eq!(parse_board("K../..p", dims), None);
-    }
-
-    #[test]
-    fn answers_are_exactly_zero_or_one() {
-        assert_eq!(parse_bool("1"), Some(true));
-        assert_eq!(parse_bool("0"), Some(false));
-        assert_eq!(parse_bool("true"), None);
-        assert_eq!(parse_bool(" 1"), None);
-    }
-
-    #[test]
     fn capped_text_keeps_the_start_and_counts_the_rest() {
         let mut c = CappedText::new(4);
         c.push(b"abcdef");
@@ -490,12 +743,23 @@ mod tests {
         assert_eq!(c.render(), "abcd\n… (4 more bytes not kept)");
     }
 
-    #[test]
-    fn richer_setups_are_refused_before_any_process_starts() {
+    /// A strict v1 engine: `ERR` to `HELLO 2`, then `HELLO 1`.
+    const V1_ENGINE: &str = "import sys\nfor line in sys.stdin:\n    t = line.split()\n    if t == ['HELLO', '1']: print('HELLO 1 tiny', flush=True)\n    elif t[0] == 'HELLO': print('ERR unsupported protocol version', flush=True)\n    elif t[0] == 'QUIT': break\n    else: print('OK', flush=True)\n";
+
+    fn python(script: &str) -> (tempfile::TempDir, EngineCommand) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("engine.py");
+        std::fs::write(&path, script).unwrap();
         let command = EngineCommand {
-            program: PathBuf::from("/nonexistent/engine"),
-            args: Vec::new(),
+            program: PathBuf::from("python3"),
+            args: vec![path.into_os_string()],
         };
+        (dir, command)
+    }
+
+    #[test]
+    fn a_v1_engine_is_recognised_and_richer_setups_are_unsupported() {
+        let (_dir, command) = python(V1_ENGINE);
         for text in [
             "@rules jhu\n1\n8 8\n~\n",
             "1\nfen 8/8/8/8/8/8/8/K6k w - - 0 1\n~\n",
@@ -507,5 +771,26 @@ mod tests {
             let err = subject.setup(&Setup::of(&scenario)).unwrap_err();
             assert!(matches!(err, SubjectError::Unsupported(_)), "{text}: {err}");
         }
+        let scenario = crate::scenario::parse("1\n2 2\nw k 0 0\n~\n").unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        subject.setup(&Setup::of(&scenario)).unwrap();
+        assert_eq!(subject.hello().unwrap().version, 1);
+        assert!(matches!(subject.undo(), Err(SubjectError::Unsupported(_))));
+        subject.finish();
+    }
+
+    #[test]
+    fn an_unknown_version_is_a_clear_malformed_answer() {
+        let (_dir, command) =
+            python("print('HELLO 3 future', flush=True)\nimport sys\nsys.stdin.read()\n");
+        let scenario = crate::scenario::parse("1\n2 2\n~\n").unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        let err = subject.setup(&Setup::of(&scenario)).unwrap_err();
+        let SubjectError::Malformed(msg) = err else {
+            panic!("{err}")
+        };
+        assert!(msg.starts_with("protocol version:"), "{msg}");
+        assert!(msg.contains("version 3"), "{msg}");
+        assert!(msg.contains("speaks versions 1 and 2"), "{msg}");
     }
 }

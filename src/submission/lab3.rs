@@ -3,15 +3,27 @@
 //! `adapters/lab3-cpp/` (embedded in the binary, so `chessgrade` works from
 //! anywhere) in a temporary directory. A student file that defines its own
 //! `main` (the course's custom-tests driver) is left out, with a note.
+//!
+//! The build follows the course's: `g++ -std=c++17 -g -Wall` by default
+//! (no optimisation, so a submission that reads uninitialised memory gets
+//! the course's verdicts). The adapter is split in two so that only a small
+//! glue file is compiled per submission; its protocol side is compiled once
+//! per compiler, flags and adapter version and cached. Translation units
+//! compile in parallel; a compile error is one message that names the
+//! student's file and line first.
 
 use super::{Build, BuildError, MAX_COMPILER_OUTPUT, run_with_timeout};
 use crate::sandbox::EngineCommand;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The adapter's source, compiled with every C++ submission.
+/// The adapter's protocol side (no student header): compiled once per
+/// machine and cached.
 pub const LAB3_ADAPTER: &str = include_str!("../../adapters/lab3-cpp/adapter_main.cc");
+/// The adapter's bridge to the student's classes, compiled with each submission.
+pub const LAB3_ADAPTER_GLUE: &str = include_str!("../../adapters/lab3-cpp/adapter_glue.cc");
 const ADAPTER_FILE: &str = "chessgrade_adapter_main.cc";
+const GLUE_FILE: &str = "chessgrade_adapter_glue.cc";
 
 /// The sources of a Lab 3 C++ submission.
 #[derive(Debug, PartialEq, Eq)]
@@ -145,8 +157,65 @@ fn strip_comments_and_strings(src: &str) -> String {
     out
 }
 
-/// Compiles a Lab 3 C++ submission with the adapter (`g++ -std=c++17`).
-pub fn build_cpp(dir: &Path, compiler: &str, timeout: Duration) -> Result<Build, BuildError> {
+/// The course's build flags (`-g -Wall`, no optimisation): a submission that
+/// reads uninitialised memory gets the same verdicts as in the course's build.
+pub const DEFAULT_CFLAGS: &[&str] = &["-std=c++17", "-g", "-Wall"];
+
+/// Bumped whenever the adapter's object must be rebuilt for another reason
+/// than its source, the compiler or the flags changing.
+const ADAPTER_VERSION: u32 = 2;
+
+/// How to compile a Lab 3 submission.
+#[derive(Clone, Debug)]
+pub struct CppOptions {
+    /// The C++ compiler (`g++`).
+    pub compiler: String,
+    /// Flags for every translation unit (default [`DEFAULT_CFLAGS`]).
+    pub cflags: Vec<String>,
+    /// For the whole build.
+    pub timeout: Duration,
+    /// Where the adapter's own object is cached (`None`: the user cache
+    /// folder, see [`adapter_cache_dir`]).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl CppOptions {
+    pub fn new(compiler: &str, timeout: Duration) -> CppOptions {
+        CppOptions {
+            compiler: compiler.to_string(),
+            cflags: DEFAULT_CFLAGS.iter().map(|s| s.to_string()).collect(),
+            timeout,
+            cache_dir: None,
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/chessgrade`, else `~/.cache/chessgrade`, else a folder in
+/// the system's temporary directory.
+pub fn adapter_cache_dir() -> PathBuf {
+    let non_empty = |v: Option<std::ffi::OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(x) = non_empty(std::env::var_os("XDG_CACHE_HOME")) {
+        return x.join("chessgrade");
+    }
+    if let Some(h) = non_empty(std::env::var_os("HOME")) {
+        return h.join(".cache").join("chessgrade");
+    }
+    std::env::temp_dir().join("chessgrade-cache")
+}
+
+/// One translation unit to compile.
+struct Unit {
+    source: PathBuf,
+    object: PathBuf,
+    /// Include the student's folder (every unit but the adapter's main).
+    student_includes: bool,
+}
+
+/// Compiles a Lab 3 C++ submission with the adapter: the student's files
+/// and the adapter's glue in parallel (one compiler per core), the
+/// adapter's main object from the cache (built once per compiler, flags and
+/// adapter version), then one link.
+pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> {
     // The compiler runs in a temporary directory: give it absolute paths.
     let dir = dir
         .canonicalize()
@@ -156,33 +225,47 @@ pub fn build_cpp(dir: &Path, compiler: &str, timeout: Duration) -> Result<Build,
         .prefix("chessgrade-build-")
         .tempdir()
         .map_err(|e| BuildError::Io(e.to_string()))?;
-    let adapter = tmp.path().join(ADAPTER_FILE);
-    std::fs::write(&adapter, LAB3_ADAPTER).map_err(|e| BuildError::Io(e.to_string()))?;
+    let io = |e: std::io::Error| BuildError::Io(e.to_string());
+    let glue = tmp.path().join(GLUE_FILE);
+    std::fs::write(&glue, LAB3_ADAPTER_GLUE).map_err(io)?;
+    let deadline = std::time::Instant::now() + options.timeout;
+
+    let cached = adapter_object(options, tmp.path(), deadline)?;
+    let mut units = vec![Unit {
+        source: glue,
+        object: tmp.path().join("glue.o"),
+        student_includes: true,
+    }];
+    for (i, src) in found.sources.iter().enumerate() {
+        units.push(Unit {
+            source: src.clone(),
+            object: tmp.path().join(format!("student{i}.o")),
+            student_includes: true,
+        });
+    }
+    let outputs = compile_all(&units, options, &found.include_dir, tmp.path(), deadline)?;
+    let failed: Vec<(&Unit, String)> = units
+        .iter()
+        .zip(outputs)
+        .filter_map(|(u, (ok, out))| (!ok).then_some((u, out)))
+        .collect();
+    if !failed.is_empty() {
+        let texts: Vec<String> = failed
+            .into_iter()
+            .map(|(_, out)| relative_paths(&out, &dir, tmp.path()))
+            .collect();
+        return Err(BuildError::Compile(compile_message(&texts)));
+    }
     let engine = tmp.path().join("engine");
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "-std=c++17".into(),
-        "-O2".into(),
-        "-o".into(),
-        engine.clone().into(),
-        adapter.clone().into(),
-    ];
-    args.extend(found.sources.iter().map(|p| p.clone().into_os_string()));
-    args.push("-I".into());
-    args.push(found.include_dir.clone().into_os_string());
-    let output = run_with_timeout(compiler, args, tmp.path(), timeout)
-        .map_err(|e| BuildError::Io(format!("{compiler}: {e}")))?;
-    if !output.0 {
-        let mut msg = output.1;
-        if msg.len() > MAX_COMPILER_OUTPUT {
-            let cut = (0..=MAX_COMPILER_OUTPUT)
-                .rev()
-                .find(|&i| msg.is_char_boundary(i))
-                .unwrap_or(0);
-            msg.truncate(cut);
-            msg.push_str("\n… (compiler output cut)");
-        }
-        let shown = msg.replace(&format!("{}/", tmp.path().display()), "");
-        return Err(BuildError::Compile(shown));
+    let mut args: Vec<std::ffi::OsString> = vec!["-o".into(), engine.clone().into()];
+    args.push(cached.into());
+    args.extend(units.iter().map(|u| u.object.clone().into_os_string()));
+    let left = deadline.saturating_duration_since(std::time::Instant::now());
+    let (ok, out) = run_with_timeout(&options.compiler, args, tmp.path(), left)
+        .map_err(|e| BuildError::Io(format!("{}: {e}", options.compiler)))?;
+    if !ok {
+        let out = relative_paths(&out, &dir, tmp.path());
+        return Err(BuildError::Compile(compile_message(&[out])));
     }
     let notes = found
         .left_out
@@ -197,6 +280,176 @@ pub fn build_cpp(dir: &Path, compiler: &str, timeout: Duration) -> Result<Build,
         notes,
         _dir: tmp,
     })
+}
+
+/// Compiles `units` with up to one compiler per core; (succeeded, output)
+/// per unit, in order. A compiler that cannot start is a staff-side error.
+fn compile_all(
+    units: &[Unit],
+    options: &CppOptions,
+    include_dir: &Path,
+    workdir: &Path,
+    deadline: std::time::Instant,
+) -> Result<Vec<(bool, String)>, BuildError> {
+    let jobs = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, units.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    type Slot = std::sync::Mutex<Option<std::io::Result<(bool, String)>>>;
+    let results: Vec<Slot> = units.iter().map(|_| Slot::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(unit) = units.get(i) else { break };
+                    let mut args: Vec<std::ffi::OsString> =
+                        options.cflags.iter().map(Into::into).collect();
+                    args.extend(["-c".into(), unit.source.clone().into_os_string()]);
+                    args.extend(["-o".into(), unit.object.clone().into_os_string()]);
+                    if unit.student_includes {
+                        args.push("-I".into());
+                        args.push(include_dir.as_os_str().to_owned());
+                    }
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    let r = run_with_timeout(&options.compiler, args, workdir, left);
+                    *results[i].lock().expect("compile result") = Some(r);
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .expect("compile result")
+                .expect("every unit compiled")
+                .map_err(|e| BuildError::Io(format!("{}: {e}", options.compiler)))
+        })
+        .collect()
+}
+
+/// The adapter's main object for this compiler and these flags: from the
+/// cache, or compiled now and stored there (atomically: a temporary file
+/// renamed into place, so concurrent graders never see half an object).
+/// Where the cache cannot be written the fresh object is used directly.
+fn adapter_object(
+    options: &CppOptions,
+    workdir: &Path,
+    deadline: std::time::Instant,
+) -> Result<PathBuf, BuildError> {
+    let version = run_with_timeout(
+        &options.compiler,
+        vec!["--version".into()],
+        workdir,
+        deadline.saturating_duration_since(std::time::Instant::now()),
+    )
+    .map_err(|e| BuildError::Io(format!("{}: {e}", options.compiler)))?;
+    if !version.0 {
+        return Err(BuildError::Io(format!(
+            "{} --version failed: {}",
+            options.compiler, version.1
+        )));
+    }
+    let mut key = Fnv::default();
+    key.add(options.compiler.as_bytes());
+    key.add(version.1.as_bytes());
+    for f in &options.cflags {
+        key.add(f.as_bytes());
+    }
+    key.add(LAB3_ADAPTER.as_bytes());
+    key.add(&ADAPTER_VERSION.to_le_bytes());
+    let cache_dir = options.cache_dir.clone().unwrap_or_else(adapter_cache_dir);
+    let cached = cache_dir.join(format!("lab3-adapter-{:016x}.o", key.0));
+    if cached.is_file() {
+        return Ok(cached);
+    }
+    let source = workdir.join(ADAPTER_FILE);
+    std::fs::write(&source, LAB3_ADAPTER).map_err(|e| BuildError::Io(e.to_string()))?;
+    let unit = Unit {
+        source,
+        object: workdir.join("adapter_main.o"),
+        student_includes: false,
+    };
+    let (ok, out) = compile_all(
+        std::slice::from_ref(&unit),
+        options,
+        workdir,
+        workdir,
+        deadline,
+    )?
+    .remove(0);
+    if !ok {
+        // Not the student's fault: a compiler or flags that cannot build the adapter.
+        return Err(BuildError::Io(format!(
+            "the adapter does not compile with {} {}:\n{out}",
+            options.compiler,
+            options.cflags.join(" ")
+        )));
+    }
+    let store = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&cache_dir)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".lab3-adapter-")
+            .tempfile_in(&cache_dir)?;
+        std::fs::copy(&unit.object, tmp.path())?;
+        tmp.persist(&cached).map_err(|e| e.error)?;
+        Ok(())
+    };
+    Ok(if store().is_ok() { cached } else { unit.object })
+}
+
+/// 64-bit FNV-1a: a stable cache key (unlike `DefaultHasher`).
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().chain([0xffu8].iter()) {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Compiler output with the submission's folder and the build folder cut
+/// from paths, so messages name `RookPiece.cc:12:5`, not a temporary path.
+fn relative_paths(output: &str, dir: &Path, tmp: &Path) -> String {
+    output
+        .replace(&format!("{}/", dir.display()), "")
+        .replace(&format!("{}/", tmp.display()), "")
+}
+
+/// The compile error as shown once per submission: the first error in one
+/// of the student's files first (not the adapter's file that included it),
+/// then the compiler's whole output, capped.
+pub fn compile_message(outputs: &[String]) -> String {
+    let all = outputs.join("\n");
+    let is_error = |l: &str| l.contains(": error:") || l.contains(": fatal error:");
+    let adapter_file = |l: &str| l.starts_with(GLUE_FILE) || l.starts_with(ADAPTER_FILE);
+    let first = all
+        .lines()
+        .find(|l| is_error(l) && !adapter_file(l))
+        .or_else(|| all.lines().find(|l| is_error(l)))
+        .or_else(|| all.lines().find(|l| l.contains("undefined reference")));
+    let mut msg = match first {
+        Some(line) => format!("{}\n\n{all}", line.trim()),
+        None => all,
+    };
+    if msg.len() > MAX_COMPILER_OUTPUT {
+        let cut = (0..=MAX_COMPILER_OUTPUT)
+            .rev()
+            .find(|&i| msg.is_char_boundary(i))
+            .unwrap_or(0);
+        msg.truncate(cut);
+        msg.push_str("\n… (compiler output cut)");
+    }
+    msg
 }
 
 #[cfg(test)]

@@ -1,14 +1,41 @@
 //! Turning a submission folder into something the grader can run.
 //!
 //! Each kind of upload has its own file: `lab3` (the course's C++ classes,
-//! compiled with the protocol adapter). What they share lives here: the
+//! compiled with the protocol adapter) and `console` (a course's whole
+//! interactive program, built with its Makefile, CMake or g++);
+//! [`recognise`] tells them apart. What they share lives here: the
 //! finished [`Build`], the [`BuildError`] classes (a compile error is the
 //! student's result; anything else is a staff-side problem), and running a
 //! build step inside the sandbox.
 
+mod console;
 mod lab3;
 
-pub use lab3::{CppSources, LAB3_ADAPTER, build_cpp, defines_main, find_cpp};
+pub use console::{BuildKind, ConsoleBuild, build_console, build_kind, is_console_upload};
+pub use lab3::{
+    CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
+    build_cpp, compile_message, defines_main, find_cpp,
+};
+
+/// The kinds of upload `grade --submission` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UploadKind {
+    /// Lab 3 classes (`ChessBoard.hh` and `.cc` files), driven by the adapter.
+    Lab3,
+    /// A whole console program (Makefile, CMakeLists.txt or `.cpp` files).
+    Console,
+}
+
+/// Which kind of upload `dir` is, if any.
+pub fn recognise(dir: &Path) -> Option<UploadKind> {
+    if find_cpp(dir).is_ok() {
+        Some(UploadKind::Lab3)
+    } else if is_console_upload(dir) {
+        Some(UploadKind::Console)
+    } else {
+        None
+    }
+}
 
 use crate::sandbox::{self, EngineCommand, Limits};
 use std::path::{Path, PathBuf};
@@ -46,10 +73,16 @@ impl std::fmt::Display for BuildError {
     }
 }
 
+/// Memory (address space) of each build process: a compiler's own needs
+/// with room to spare, well short of what would hurt the machine.
+pub const COMPILER_MEMORY_BYTES: u64 = 4 << 30;
+/// Processes a build may run at once (the driver, cc1plus, as, ld, ...).
+pub const COMPILER_PROCESSES: u64 = 64;
+
 /// Runs a build command to completion within `timeout`, confined like a
-/// submission (its own process group, ended whole at the timeout; generous
-/// memory and file-size limits, since compilers need them):
-/// (succeeded, stdout+stderr).
+/// submission (its own process group, swept whole at the timeout — a
+/// compiler blocked on a FIFO header included; memory, file-size and
+/// process limits sized for compilers): (succeeded, stdout+stderr).
 pub(crate) fn run_with_timeout(
     program: &str,
     args: Vec<std::ffi::OsString>,
@@ -58,10 +91,11 @@ pub(crate) fn run_with_timeout(
 ) -> std::io::Result<(bool, String)> {
     let limits = Limits {
         timeout,
-        cpu_seconds: timeout.as_secs().max(1),
-        memory_bytes: 4 << 30,
+        cpu_seconds: timeout.as_secs_f64().ceil().max(1.0) as u64,
+        memory_bytes: COMPILER_MEMORY_BYTES,
         max_output_bytes: MAX_COMPILER_OUTPUT * 4,
         max_file_bytes: 1 << 30,
+        max_processes: Some(COMPILER_PROCESSES),
         ..Limits::default()
     };
     let cmd = EngineCommand {

@@ -26,10 +26,97 @@
 //! L<n> save                     then "  S <line>" per line of the save file
 //! ```
 
+//!
+//! A trace grows with its steps, and a board-printing step on a 256x256
+//! board adds 64 KiB: a trace has a size cap ([`set_max_trace_bytes`],
+//! default 64 MiB), checked before a scenario runs from the size its
+//! boards alone will take ([`check_size`]), so memory stays bounded and a
+//! scenario over the cap is refused with the line where it crosses it.
+//! Traces are written out entry by entry ([`Trace::write_to`]), never as
+//! one string.
+
 use crate::domain::{Dims, Square};
 use crate::engine::{BoardText, GameStatus, MoveError, Scores};
-use crate::scenario::StepKind;
+use crate::scenario::{Scenario, StepKind};
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The default cap on a trace's size.
+pub const DEFAULT_MAX_TRACE_BYTES: u64 = 64 << 20;
+
+static MAX_TRACE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_TRACE_BYTES);
+
+/// Sets the trace size cap, process-wide (the CLI's `--max-trace-mb`).
+pub fn set_max_trace_bytes(bytes: u64) {
+    MAX_TRACE_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+/// The trace size cap.
+pub fn max_trace_bytes() -> u64 {
+    MAX_TRACE_BYTES.load(Ordering::Relaxed)
+}
+
+/// A scenario whose trace would be larger than the cap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The step at which the boards printed so far pass the cap.
+    pub line: u32,
+    /// Board-printing steps up to and including it.
+    pub boards: u64,
+    /// Bytes of one printed board.
+    pub board_bytes: u64,
+    pub max: u64,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the trace would pass the {} limit at this step ({} steps print a board of {} each); split the scenario or raise --max-trace-mb",
+            crate::scenario::human_bytes(self.max),
+            self.boards,
+            crate::scenario::human_bytes(self.board_bytes),
+        )
+    }
+}
+
+/// Checks that the boards `scenario`'s trace prints (after every move,
+/// undo, redo and machine step; a save file is about as large) fit in
+/// `max` bytes. Scans and divides add more, bounded by the board's moves.
+pub fn check_size(scenario: &Scenario, max: u64) -> Result<(), TooLarge> {
+    let dims = scenario.dims;
+    let (rows, cols) = (dims.rows() as u64, dims.cols() as u64);
+    // "  B " + rows of cols squares with `/` between + newline.
+    let board_bytes = 4 + rows * cols + rows;
+    let mut total = 0u64;
+    let mut boards = 0u64;
+    for step in &scenario.steps {
+        let prints_board = matches!(
+            step.kind,
+            StepKind::MovePiece { .. }
+                | StepKind::Move { .. }
+                | StepKind::Undo
+                | StepKind::Redo
+                | StepKind::Machine { .. }
+                | StepKind::Save
+        );
+        // The step's own header line.
+        total = total.saturating_add(32);
+        if prints_board {
+            boards += 1;
+            total = total.saturating_add(board_bytes);
+        }
+        if total > max {
+            return Err(TooLarge {
+                line: step.line,
+                boards,
+                board_bytes,
+                max,
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Everything a subject answered for one scenario, in step order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +182,22 @@ impl Trace {
             .take_while(|e| e.line < line)
             .last()
             .map_or(&self.initial_board, |e| &e.board_after)
+    }
+
+    /// Writes the canonical text to `out` entry by entry (what
+    /// [`Trace::render`] returns, without building it whole).
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        writeln!(out, "DIMS {} {}", self.dims.rows(), self.dims.cols())?;
+        let mut buf = String::new();
+        for entry in &self.entries {
+            buf.clear();
+            entry.render(&mut buf);
+            out.write_all(buf.as_bytes())?;
+        }
+        if self.complete {
+            out.write_all(b"END\n")?;
+        }
+        Ok(())
     }
 
     /// The canonical text, one item per line, ending in a newline.
@@ -203,8 +306,24 @@ mod tests {
             t.render(),
             "DIMS 2 2\nL5 isValidScan\n  V 0 0 0 1\nL6 movePiece 0 0 1 1 = 1\n  B ../.K\nL7 underThreatScan\nEND\n"
         );
+        let mut streamed = Vec::new();
+        t.write_to(&mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), t.render());
         assert_eq!(t.board_before(5).as_str(), "K./..");
         assert_eq!(t.board_before(7).as_str(), "../.K");
+    }
+
+    #[test]
+    fn scenarios_whose_boards_pass_the_cap_are_refused_at_the_crossing_step() {
+        let moves = "movePiece 0 0 0 1\n".repeat(20_000);
+        let s = crate::scenario::parse(&format!("1\n256 256\n~\n{moves}")).unwrap();
+        let e = check_size(&s, DEFAULT_MAX_TRACE_BYTES).unwrap_err();
+        // 4 + 256*256 + 256 + 32 = 65,828 bytes a step, and
+        // 64 MiB / 65,828 = 1019.5: the 1020th step (line 1023) passes it.
+        assert_eq!((e.line, e.boards, e.board_bytes), (1023, 1020, 65796));
+        assert!(e.to_string().contains("64 MiB limit"), "{e}");
+        let small = crate::scenario::parse(&format!("1\n8 8\n~\n{moves}")).unwrap();
+        assert_eq!(check_size(&small, DEFAULT_MAX_TRACE_BYTES), Ok(()));
     }
 
     #[test]

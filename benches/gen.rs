@@ -1,0 +1,44 @@
+//! `cargo bench --bench gen`: generating 1,000 scenarios (setups, biased
+//! play, rendering, parsing back and replaying for the snapshots) against
+//! its peer measured in the same run, parsing the same 1,000 files, so the
+//! figure is a ratio that machine noise hits alike. The absolute time of
+//! the generation is printed too: the issue asks for under a second.
+
+use chessgrade::engine::RuleSetId;
+use chessgrade::r#gen::{self as suite_gen, GenOptions};
+use chessgrade::scenario;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    for rules in RuleSetId::ALL {
+        let opts = GenOptions::new(rules, 1000, 42);
+        let suite = suite_gen::generate(&opts).expect("generates");
+        let texts: Vec<String> = suite.scenarios.iter().map(|g| g.text.clone()).collect();
+        let (mut gen_times, mut parse_times) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            let t = Instant::now();
+            black_box(suite_gen::generate(&opts).expect("generates"));
+            gen_times.push(t.elapsed());
+            let t = Instant::now();
+            for text in &texts {
+                black_box(scenario::parse(text).expect("parses"));
+            }
+            parse_times.push(t.elapsed());
+        }
+        let (g, p) = (median(gen_times), median(parse_times));
+        println!(
+            "{:<9} gen 1000 scenarios {:>9.1?}   parse the same 1000 files {:>9.1?}   ratio {:>6.1}x   ({} steps)",
+            rules.name(),
+            g,
+            p,
+            g.as_secs_f64() / p.as_secs_f64(),
+            suite.coverage.steps
+        );
+    }
+}

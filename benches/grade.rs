@@ -1,0 +1,191 @@
+//! Whole-process grading bench (issue 10): the fixture submission
+//! `tests/fixtures/submissions/lab3-correct` on the 151 course configs
+//! (`../shared/lab3-course`), each figure a ratio against a peer measured in
+//! the same run:
+//!
+//! - the submission's own compute: its engine, in ONE process, fed every
+//!   config's requests in one go (the adapter expanding every scan itself);
+//! - grader overhead per scenario = (wall of `grade --jobs 1 --engine <built engine>`
+//!   − own compute) / 151 (target < 1 ms);
+//! - `grade --submission` wall against compile + own compute (target ≤ 1.10);
+//! - peak RSS (grader and engine, from `/usr/bin/time`) of grading the
+//!   bundled 256×256 scenario (target < 100 MB).
+//!
+//! `cargo bench --bench grade`. Needs g++ and `../shared/`.
+
+use chessgrade::protocol::{Request, ScanKind};
+use chessgrade::scenario::{self, StepKind};
+use chessgrade::submission::{CppOptions, build_cpp};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every request the grader sends for one scenario (v2, with `scan`).
+fn requests(path: &Path, out: &mut Vec<u8>) {
+    let s = scenario::load(path).expect("a course config");
+    let mut reqs = vec![Request::New(s.dims)];
+    reqs.extend(s.placements.iter().map(|p| Request::Place {
+        color: p.color,
+        role: p.role,
+        square: p.square,
+    }));
+    reqs.push(Request::Board);
+    for step in &s.steps {
+        reqs.push(match &step.kind {
+            StepKind::IsValidScan => Request::Scan(ScanKind::Valid),
+            StepKind::UnderThreatScan => Request::Scan(ScanKind::Threat),
+            StepKind::MovePiece { from, to } => Request::Move(*from, *to),
+            other => panic!("not a Lab 3 step: {other:?}"),
+        });
+        reqs.push(Request::Board);
+    }
+    for r in reqs {
+        let _ = writeln!(out, "{r}");
+    }
+}
+
+/// The engine's own compute: one process answers all 151 configs.
+fn own_compute(engine: &Path, configs: &[PathBuf]) -> Duration {
+    let mut input = b"HELLO 2\n".to_vec();
+    for c in configs {
+        requests(c, &mut input);
+    }
+    input.extend_from_slice(b"QUIT\n");
+    let started = Instant::now();
+    let mut child = Command::new(engine)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the engine starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut answers = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut answers)
+        .unwrap();
+    writer.join().unwrap().unwrap();
+    child.wait().unwrap();
+    let took = started.elapsed();
+    assert!(
+        !answers.contains("ERR"),
+        "the engine answered every request"
+    );
+    took
+}
+
+fn chessgrade(args: &[&str]) -> (Duration, std::process::Output) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the grader runs");
+    (started.elapsed(), out)
+}
+
+fn best_of<T>(n: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
+    let mut best = f();
+    for _ in 1..n {
+        let next = f();
+        if next.0 < best.0 {
+            best = next;
+        }
+    }
+    best
+}
+
+fn main() {
+    let corpus = root().join("../shared/lab3-course");
+    if !corpus.exists() {
+        eprintln!("skipping: {} is missing", corpus.display());
+        return;
+    }
+    let (configs_dir, expected) = (corpus.join("configs"), corpus.join("expected"));
+    let mut configs: Vec<PathBuf> = std::fs::read_dir(&configs_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    configs.sort();
+    let n = configs.len();
+    let fixture = root().join("tests/fixtures/submissions/lab3-correct");
+
+    let options = CppOptions::new("g++", Duration::from_secs(300));
+    let started = Instant::now();
+    let build = build_cpp(&fixture, &options).expect("the fixture compiles");
+    let compile = started.elapsed();
+    let engine = build.command.program.clone();
+
+    let own = best_of(3, || (own_compute(&engine, &configs), ())).0;
+    let (c, e) = (configs_dir.to_str().unwrap(), expected.to_str().unwrap());
+    let eng = engine.to_str().unwrap();
+    let (graded, out) = best_of(3, || {
+        // One worker: the same single core the own-compute peer had.
+        chessgrade(&[
+            "grade",
+            c,
+            "--root",
+            c,
+            "--snapshots",
+            e,
+            "--jobs",
+            "1",
+            "--engine",
+            eng,
+        ])
+    });
+    assert_eq!(out.status.code(), Some(0), "all 151 pass");
+    let f = fixture.to_str().unwrap();
+    let (whole, out) = chessgrade(&["grade", c, "--root", c, "--snapshots", e, "--submission", f]);
+    assert_eq!(out.status.code(), Some(0), "all 151 pass");
+
+    let overhead = (graded.as_secs_f64() - own.as_secs_f64()) * 1000.0 / n as f64;
+    println!(
+        "grader overhead per scenario  {overhead:8.3} ms   (grade --jobs 1 --engine {:.3}s − own compute {:.3}s, {n} configs; target < 1 ms)",
+        graded.as_secs_f64(),
+        own.as_secs_f64()
+    );
+    let peer = compile + own;
+    println!(
+        "grade --submission wall       {:8.3} s    vs compile {:.3}s + own compute {:.3}s = {:.3}s   ratio {:.2}x (target ≤ 1.10x)",
+        whole.as_secs_f64(),
+        compile.as_secs_f64(),
+        own.as_secs_f64(),
+        peer.as_secs_f64(),
+        whole.as_secs_f64() / peer.as_secs_f64()
+    );
+
+    if Path::new("/usr/bin/time").exists() {
+        let big = "scenarios/lab3/board-sizes/two_fifty_six_by_two_fifty_six.txt";
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%M"])
+            .arg(env!("CARGO_BIN_EXE_chessgrade"))
+            .args(["grade", big, "--timeout", "5", "--engine", eng])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let kb: u64 = stderr
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or(0);
+        println!(
+            "peak RSS, 256x256 graded      {:8.1} MB   (grader or engine, whichever is larger; target < 100 MB; verdict: {})",
+            kb as f64 / 1024.0,
+            if out.status.code() == Some(0) {
+                "pass"
+            } else {
+                "timeout at 5 s"
+            }
+        );
+    }
+}

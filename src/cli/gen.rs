@@ -1,0 +1,65 @@
+//! `chessgrade gen`: write a generated suite (scenarios, their snapshots
+//! and the coverage summary) and print the summary.
+
+use chessgrade::domain::Dims;
+use chessgrade::engine::RuleSetId;
+use chessgrade::r#gen::{self as suite_gen, GenOptions, Mix};
+use std::path::Path;
+
+/// `RxC`, like `8x8` or `5x12`.
+pub fn parse_size(s: &str) -> Result<Dims, String> {
+    let (r, c) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}`: expected ROWSxCOLS, like 8x8"))?;
+    let n = |t: &str| {
+        t.trim()
+            .parse::<i64>()
+            .map_err(|_| format!("`{s}`: expected ROWSxCOLS, like 8x8"))
+    };
+    Dims::new(n(r)?, n(c)?).map_err(|e| e.to_string())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    rules: RuleSetId,
+    count: usize,
+    seed: u64,
+    size: Option<Dims>,
+    steps: Option<usize>,
+    mix: Option<Mix>,
+    out: &Path,
+    force: bool,
+) -> u8 {
+    let opts = GenOptions {
+        size,
+        steps,
+        mix,
+        ..GenOptions::new(rules, count, seed)
+    };
+    let suite = match suite_gen::generate(&opts).and_then(|s| s.write(out, force).map(|()| s)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    print!("{}", suite.coverage);
+    let (scenarios, snapshots) = (
+        out.join(suite_gen::SCENARIOS_DIR),
+        out.join(suite_gen::SNAPSHOTS_DIR),
+    );
+    println!(
+        "wrote {} scenarios to {}, snapshots to {}, this summary to {}",
+        suite.scenarios.len(),
+        scenarios.join(rules.name()).display(),
+        snapshots.display(),
+        out.join(suite_gen::COVERAGE_FILE).display()
+    );
+    println!(
+        "run them: chessgrade run {} --root {} --snapshots {}",
+        scenarios.display(),
+        scenarios.display(),
+        snapshots.display()
+    );
+    0
+}

@@ -1,0 +1,123 @@
+//! `chessgrade shrink`: build (or take) the submission once, shrink the
+//! scenario against it, print the minimal scenario and its first mismatch.
+
+use super::args::LimitArgs;
+use chessgrade::report::HumanReporter;
+use chessgrade::scenario;
+use chessgrade::shrink::{ShrinkError, Shrinker};
+use chessgrade::subject::{EngineCommand, Limits, ProcessSubject};
+use chessgrade::submission::{self, BuildError};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub fn run(
+    file: &Path,
+    submission: Option<PathBuf>,
+    (engine, command): (Option<String>, Vec<OsString>),
+    compiler: &str,
+    limit_args: &LimitArgs,
+    max_runs: usize,
+    out: Option<&Path>,
+) -> u8 {
+    let original = match scenario::load(file) {
+        Ok(s) => s,
+        Err(d) => {
+            eprintln!("{d}");
+            return 2;
+        }
+    };
+    if !(limit_args.timeout.is_finite() && limit_args.timeout > 0.0) {
+        eprintln!("error: --timeout must be a positive number of seconds");
+        return 2;
+    }
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(limit_args.timeout),
+        cpu_seconds: limit_args.cpu.max(1),
+        memory_bytes: limit_args.memory_mb.saturating_mul(1 << 20),
+        max_output_bytes: limit_args.max_output_mb.saturating_mul(1 << 20),
+        ..Limits::default()
+    };
+    // Built once; the build's folder lives until the end of the shrink.
+    let (command, _build) = match (submission, engine) {
+        (Some(dir), _) => match submission::build_cpp(
+            &dir,
+            &submission::CppOptions::new(
+                compiler,
+                Duration::from_secs_f64(limit_args.compile_timeout),
+            ),
+        ) {
+            Ok(build) => (build.command.clone(), build),
+            Err(BuildError::Compile(msg)) => {
+                println!("the submission does not compile, so every scenario fails:\n{msg}");
+                return 1;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        (None, Some(engine)) => {
+            let cmd = match super::grade::engine_command(&engine, command) {
+                Ok(cmd) => cmd,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
+            };
+            return shrink_with(&original, cmd, limits, max_runs, out, file);
+        }
+        (None, None) => unreachable!("clap requires --submission or --engine"),
+    };
+    shrink_with(&original, command, limits, max_runs, out, file)
+}
+
+fn shrink_with(
+    original: &scenario::Scenario,
+    command: EngineCommand,
+    limits: Limits,
+    max_runs: usize,
+    out: Option<&Path>,
+    file: &Path,
+) -> u8 {
+    let mut subject = ProcessSubject::new(command, limits);
+    let shrunk = match Shrinker::new(&mut subject, max_runs).and_then(|mut s| s.shrink(original)) {
+        Ok(s) => s,
+        Err(ShrinkError::Passes) => {
+            println!("{}: {}", file.display(), ShrinkError::Passes);
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let m = &shrunk.minimal;
+    println!(
+        "shrunk {} ({}): {} -> {} steps, {} -> {} placements, {}x{} -> {}x{} board, {} runs",
+        file.display(),
+        shrunk.signature,
+        original.steps.len(),
+        m.steps.len(),
+        original.placements.len(),
+        m.placements.len(),
+        original.dims.rows(),
+        original.dims.cols(),
+        m.dims.rows(),
+        m.dims.cols(),
+        shrunk.runs
+    );
+    println!();
+    print!("{}", shrunk.text);
+    println!();
+    let stdout = std::io::stdout();
+    let _ = HumanReporter::new(stdout.lock()).scenario(&shrunk.result);
+    if let Some(out) = out {
+        if let Err(e) = std::fs::write(out, &shrunk.text) {
+            eprintln!("error: cannot write {}: {e}", out.display());
+            return 2;
+        }
+        println!("wrote {}", out.display());
+    }
+    1
+}

@@ -1,0 +1,141 @@
+//! Running a console program once for a plan: a fresh temporary working
+//! directory with the plan's files, every input line written up front and
+//! stdin closed after the last, stdout and stderr read as one stream, and
+//! the limits of any submission. A program that keeps asking for input
+//! after its input ended (a loop at end of file) is stopped as soon as that
+//! is plain, without waiting for the time limit.
+
+use super::{ConsoleProgram, Plan, split_at_prompts, strip_ansi};
+use crate::sandbox::{self, Ending, Streams};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Output kept per run; a program printing more is looping.
+const MAX_CONSOLE_OUTPUT: usize = 4 << 20;
+/// Prompts beyond the input lines after which a program is plainly
+/// reading on at end of file.
+const PROMPTS_PAST_INPUT: usize = 20;
+
+/// How the run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    Exited(i32),
+    Signalled(String),
+    /// Still running at the time limit, its input not all read.
+    TimedOut,
+    /// Still running after its input ended (prompting on, or silent), or
+    /// flooding its output.
+    ReadOnAfterInput,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// stdout and stderr in the order written, capped.
+    pub output: Vec<u8>,
+    pub end: RunEnd,
+    /// The files the plan checks, as the program left them (`None`: absent).
+    pub files: HashMap<String, Option<Vec<u8>>>,
+}
+
+/// Runs `program` through `plan`; `Err` when it cannot even start (a staff-side problem).
+pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
+    let dir = tempfile::Builder::new()
+        .prefix("chessgrade-console-")
+        .tempdir()?;
+    for (name, bytes) in &plan.files {
+        std::fs::write(dir.path().join(name), bytes)?;
+    }
+    let mut command = program.command.clone();
+    command.args.extend(plan.args.iter().map(Into::into));
+    let env: Vec<(&str, std::ffi::OsString)> = program
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    let limits = &program.limits;
+    let mut proc = sandbox::spawn(&command, limits, dir.path(), Streams::Merged, &env)?;
+
+    let input: String = plan.inputs().map(|l| format!("{l}\n")).collect();
+    let inputs = plan.inputs().count();
+    let mut stdin = proc.stdin.take().expect("piped stdin");
+    let writer = std::thread::spawn(move || {
+        // A program that exits early closes the pipe: not an error here.
+        let _ = stdin.write_all(input.as_bytes());
+        drop(stdin);
+    });
+    let kept = Arc::new(Mutex::new(Vec::new()));
+    let flooded = Arc::new(Mutex::new(false));
+    let mut out = proc.stdout.take().expect("merged stdout");
+    let reader = {
+        let kept = Arc::clone(&kept);
+        let flooded = Arc::clone(&flooded);
+        let cap = limits.max_output_bytes.min(MAX_CONSOLE_OUTPUT);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = out.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                let mut kept = kept.lock().expect("not poisoned");
+                let room = cap.saturating_sub(kept.len()).min(n);
+                kept.extend_from_slice(&chunk[..room]);
+                if room < n {
+                    *flooded.lock().expect("not poisoned") = true;
+                }
+            }
+        })
+    };
+
+    let deadline = Instant::now() + limits.timeout;
+    let prompts_seen = || {
+        let bytes = kept.lock().expect("not poisoned").clone();
+        let text = strip_ansi(&String::from_utf8_lossy(&bytes));
+        split_at_prompts(&text, &plan.prompts).len() - 1
+    };
+    let mut last_check = Instant::now();
+    let end = loop {
+        if let Some(status) = proc.wait_until(Instant::now() + Duration::from_millis(20)) {
+            break match Ending::of(status) {
+                Ending::Exited(code) => RunEnd::Exited(code),
+                Ending::Signalled(sig) => RunEnd::Signalled(sig),
+                Ending::CpuLimit => RunEnd::Signalled("SIGXCPU (CPU time limit)".into()),
+            };
+        }
+        if *flooded.lock().expect("not poisoned") {
+            proc.kill_tree();
+            break RunEnd::ReadOnAfterInput;
+        }
+        if Instant::now() >= deadline {
+            proc.kill_tree();
+            break if prompts_seen() > inputs {
+                RunEnd::ReadOnAfterInput
+            } else {
+                RunEnd::TimedOut
+            };
+        }
+        if last_check.elapsed() >= Duration::from_millis(100) {
+            last_check = Instant::now();
+            if prompts_seen() > inputs + PROMPTS_PAST_INPUT {
+                proc.kill_tree();
+                break RunEnd::ReadOnAfterInput;
+            }
+        }
+    };
+    proc.end();
+    let _ = writer.join();
+    let _ = reader.join();
+    let output = std::mem::take(&mut *kept.lock().expect("not poisoned"));
+    let mut files = HashMap::new();
+    for ex in &plan.exchanges {
+        for save in &ex.saves {
+            files.insert(
+                save.file.clone(),
+                std::fs::read(dir.path().join(&save.file)).ok(),
+            );
+        }
+    }
+    Ok(Outcome { output, end, files })
+}

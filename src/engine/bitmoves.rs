@@ -1,0 +1,672 @@
+//! Legal move generation on square sets: the fast path of `movegen` for
+//! boards of at most 128 squares.
+//!
+//! It decides exactly what the mailbox generator decides (a move is legal
+//! when, once made, no own king is attacked), the way bitboard engines do:
+//! checkers and pinned pieces are found once from the king with set
+//! operations; every other piece's targets are one table lookup or line
+//! attack masked by "not own pieces", the check mask (capture the checker or
+//! block) and its pin line; king steps are kept when the target is not
+//! attacked with the king lifted; en passant and castling, which change two
+//! lines at once, are judged on the occupancy after the move.
+//!
+//! Moves go to a [`Sink`]: a list (every move written out) or a counter
+//! (perft's last ply adds `popcount`s instead of writing moves).
+//!
+//! It covers every rule set's flags. It declines (and `movegen`'s mailbox
+//! path answers) the two cases whose legality it does not model: a side with
+//! several kings under king safety (Lab 3 setups may have them) and
+//! Mystery pieces that move (JHU), whose shapes are the scenario's.
+
+use super::board::{Board, SetIndex, Sets};
+use super::geometry::Geometry;
+use super::movegen::{Context, Move, MoveKind};
+use super::position::{CastleSide, home_row};
+use super::rules::{Castling, RoleSet};
+use super::squareset::SquareSet;
+use crate::domain::{Color, Role, Square};
+
+/// Where generated moves go.
+pub(super) trait Sink<S> {
+    /// One move of `kind` from `from` to each square of `targets`.
+    fn moves(&mut self, g: &Geometry<S>, from: usize, targets: S, kind: MoveKind);
+    /// A promotion to each of `roles` from `from` to each square of `targets`.
+    fn promotions(&mut self, g: &Geometry<S>, from: usize, targets: S, roles: RoleSet);
+    fn one(&mut self, mv: Move);
+    /// One move of `kind` to each square of `targets`, from the square
+    /// `delta` indices before it.
+    fn shifted(&mut self, g: &Geometry<S>, targets: S, delta: isize, kind: MoveKind);
+    /// [`Sink::shifted`] for promotions to each of `roles`.
+    fn shifted_promotions(&mut self, g: &Geometry<S>, targets: S, delta: isize, roles: RoleSet);
+}
+
+/// Writes every move out.
+pub(super) struct Collect<'a>(pub &'a mut Vec<Move>);
+
+/// Only counts the moves.
+pub(super) struct Count(pub u64);
+
+impl<S: SquareSet> Sink<S> for Collect<'_> {
+    #[inline]
+    fn moves(&mut self, g: &Geometry<S>, from: usize, targets: S, kind: MoveKind) {
+        let from = g.square(from);
+        self.0.extend(targets.members().map(|to| Move {
+            from,
+            to: g.square(to),
+            kind,
+        }));
+    }
+
+    fn promotions(&mut self, g: &Geometry<S>, from: usize, targets: S, roles: RoleSet) {
+        let from = g.square(from);
+        for to in targets.members() {
+            let to = g.square(to);
+            self.0.extend(roles.iter().map(|role| Move {
+                from,
+                to,
+                kind: MoveKind::Promotion(role),
+            }));
+        }
+    }
+
+    fn one(&mut self, mv: Move) {
+        self.0.push(mv);
+    }
+
+    fn shifted(&mut self, g: &Geometry<S>, targets: S, delta: isize, kind: MoveKind) {
+        self.0.extend(targets.members().map(|to| Move {
+            from: g.square(to.wrapping_sub_signed(delta)),
+            to: g.square(to),
+            kind,
+        }));
+    }
+
+    fn shifted_promotions(&mut self, g: &Geometry<S>, targets: S, delta: isize, roles: RoleSet) {
+        for to in targets.members() {
+            let (from, to) = (g.square(to.wrapping_sub_signed(delta)), g.square(to));
+            self.0.extend(roles.iter().map(|role| Move {
+                from,
+                to,
+                kind: MoveKind::Promotion(role),
+            }));
+        }
+    }
+}
+
+impl<S: SquareSet> Sink<S> for Count {
+    #[inline(always)]
+    fn moves(&mut self, _: &Geometry<S>, _: usize, targets: S, _: MoveKind) {
+        self.0 += targets.count() as u64;
+    }
+
+    fn promotions(&mut self, _: &Geometry<S>, _: usize, targets: S, roles: RoleSet) {
+        self.0 += targets.count() as u64 * roles.len() as u64;
+    }
+
+    fn one(&mut self, _: Move) {
+        self.0 += 1;
+    }
+
+    #[inline(always)]
+    fn shifted(&mut self, _: &Geometry<S>, targets: S, _: isize, _: MoveKind) {
+        self.0 += targets.count() as u64;
+    }
+
+    #[inline(always)]
+    fn shifted_promotions(&mut self, _: &Geometry<S>, targets: S, _: isize, roles: RoleSet) {
+        self.0 += targets.count() as u64 * roles.len() as u64;
+    }
+}
+
+/// The legal moves of each of `colors` into `sink`; `false` (and nothing
+/// generated) where the board has no set index or a colour falls outside
+/// what this generator models (see the module doc).
+pub(super) fn generate<K>(board: &Board, ctx: Context, colors: &[Color], sink: &mut K) -> bool
+where
+    K: Sink<u64> + Sink<u128>,
+{
+    match board.sets() {
+        SetIndex::Mailbox => false,
+        SetIndex::Word(sets) => generate_on(board, sets, ctx, colors, sink),
+        SetIndex::Wide(sets) => generate_on(board, sets, ctx, colors, sink),
+    }
+}
+
+fn generate_on<S: SquareSet, K: Sink<S>>(
+    board: &Board,
+    sets: &Sets<S>,
+    ctx: Context,
+    colors: &[Color],
+    sink: &mut K,
+) -> bool {
+    let moving_mystery = board.mystery().is_some() && sets.role[Role::Mystery as usize].any();
+    let several_kings = |&c: &Color| ctx.rules.king_safety && sets.of(c, Role::King).several();
+    if moving_mystery || colors.iter().any(several_kings) {
+        return false;
+    }
+    for &color in colors {
+        Side::new(sets, ctx, color).generate(sink);
+    }
+    true
+}
+
+/// One side's view of the sets, for one generation.
+struct Side<'a, S: 'static> {
+    g: &'static Geometry<S>,
+    sets: &'a Sets<S>,
+    ctx: Context<'a>,
+    color: Color,
+    us: S,
+    them: S,
+    occupied: S,
+}
+
+impl<'a, S: SquareSet> Side<'a, S> {
+    fn new(sets: &'a Sets<S>, ctx: Context<'a>, color: Color) -> Self {
+        let us = sets.color[color as usize];
+        let them = sets.color[color.opponent() as usize];
+        Side {
+            g: sets.geo,
+            sets,
+            ctx,
+            color,
+            us,
+            them,
+            occupied: us | them,
+        }
+    }
+
+    /// Is square `i` attacked by a piece of `attackers` (a subset of the
+    /// enemy), with `occupied` blocking the sliders? A slider's line is
+    /// scanned only when one stands on it on an empty board.
+    #[inline]
+    fn attacked(&self, i: usize, occupied: S, attackers: S) -> bool {
+        let (g, role) = (self.g, &self.sets.role);
+        let leapers = (g.knight(i) & role[Role::Knight as usize])
+            | (g.king(i) & role[Role::King as usize])
+            | (g.pawn_attacks(self.color, i) & role[Role::Pawn as usize]);
+        if (leapers & attackers).any() {
+            return true;
+        }
+        let queens = role[Role::Queen as usize];
+        let rooks = (role[Role::Rook as usize] | queens) & attackers & g.rook_rays(i);
+        let bishops = (role[Role::Bishop as usize] | queens) & attackers & g.bishop_rays(i);
+        (rooks.any() && (g.rook(i, occupied) & rooks).any())
+            || (bishops.any() && (g.bishop(i, occupied) & bishops).any())
+    }
+
+    /// The enemy pieces attacking square `i`.
+    fn attackers(&self, i: usize) -> S {
+        let (g, role, occ, them) = (self.g, &self.sets.role, self.occupied, self.them);
+        let queens = role[Role::Queen as usize];
+        let mut found = ((g.knight(i) & role[Role::Knight as usize])
+            | (g.king(i) & role[Role::King as usize])
+            | (g.pawn_attacks(self.color, i) & role[Role::Pawn as usize]))
+            & them;
+        let rooks = (role[Role::Rook as usize] | queens) & them & g.rook_rays(i);
+        if rooks.any() {
+            found |= g.rook(i, occ) & rooks;
+        }
+        let bishops = (role[Role::Bishop as usize] | queens) & them & g.bishop_rays(i);
+        if bishops.any() {
+            found |= g.bishop(i, occ) & bishops;
+        }
+        found
+    }
+
+    fn generate<K: Sink<S>>(&self, sink: &mut K) {
+        let (g, sets, color) = (self.g, self.sets, self.color);
+        let kings = sets.of(color, Role::King);
+        // With king safety there is at most one king here (see `generate_on`).
+        let guarded = self.ctx.rules.king_safety && kings.any();
+        let mut legal = !S::EMPTY;
+        let mut pinned = S::EMPTY;
+        let king = kings.members().next().unwrap_or(0);
+        if guarded {
+            let checkers = self.attackers(king);
+            if checkers.several() {
+                legal = S::EMPTY;
+            } else if checkers.any() {
+                legal = checkers | g.between(king, checkers.first());
+            }
+            pinned = self.pinned(king);
+        }
+        for k in kings.members() {
+            let mut targets = g.king(k) & !self.us;
+            if guarded {
+                let lifted = self.occupied ^ S::single(k);
+                for t in targets.members() {
+                    if self.attacked(t, lifted, self.them) {
+                        targets ^= S::single(t);
+                    }
+                }
+            }
+            sink.moves(g, k, targets, MoveKind::Normal);
+            if self.ctx.rules.castling != Castling::None {
+                self.castles(k, guarded, sink);
+            }
+        }
+        if legal.is_empty() {
+            return;
+        }
+        let mask = |from: usize| match pinned.has(from) {
+            true => legal & g.through(king, from),
+            false => legal,
+        };
+        let free = !self.us;
+        let occ = self.occupied;
+        for from in (sets.of(color, Role::Knight) & !pinned).members() {
+            sink.moves(g, from, g.knight(from) & free & legal, MoveKind::Normal);
+        }
+        for from in sets.of(color, Role::Bishop).members() {
+            let targets = g.bishop(from, occ) & free & mask(from);
+            sink.moves(g, from, targets, MoveKind::Normal);
+        }
+        for from in sets.of(color, Role::Rook).members() {
+            let targets = g.rook(from, occ) & free & mask(from);
+            sink.moves(g, from, targets, MoveKind::Normal);
+        }
+        for from in sets.of(color, Role::Queen).members() {
+            let targets = (g.rook(from, occ) | g.bishop(from, occ)) & free & mask(from);
+            sink.moves(g, from, targets, MoveKind::Normal);
+        }
+        self.pawns(pinned, legal, mask, sink);
+        if guarded {
+            self.en_passant(Some(king), sink);
+        } else {
+            self.en_passant(None, sink);
+        }
+    }
+
+    /// Own pieces standing alone between the king on `king` and an enemy
+    /// slider that would attack it without them.
+    fn pinned(&self, king: usize) -> S {
+        let (g, role) = (self.g, &self.sets.role);
+        let queens = role[Role::Queen as usize];
+        let rooks = (role[Role::Rook as usize] | queens) & self.them & g.rook_rays(king);
+        let bishops = (role[Role::Bishop as usize] | queens) & self.them & g.bishop_rays(king);
+        if (rooks | bishops).is_empty() {
+            return S::EMPTY;
+        }
+        let snipers = (g.rook(king, self.them) & rooks) | (g.bishop(king, self.them) & bishops);
+        let mut pinned = S::EMPTY;
+        for sniper in snipers.members() {
+            let between = g.between(king, sniper) & self.occupied;
+            if between.any() && !between.several() && (between & self.us).any() {
+                pinned |= between;
+            }
+        }
+        pinned
+    }
+
+    /// Pawn pushes, double steps and captures (not en passant): pinned
+    /// pawns one by one (`mask` gives their pin line), the others as one
+    /// set shifted a row forward, so a position's pawns cost a few
+    /// operations instead of a loop.
+    fn pawns<K: Sink<S>>(&self, pinned: S, legal: S, mask: impl Fn(usize) -> S, sink: &mut K) {
+        let (g, color, rules) = (self.g, self.color, self.ctx.rules);
+        let empty = !self.occupied;
+        let promoting = match rules.promotion.is_empty() {
+            true => S::EMPTY,
+            false => g.last_row[color as usize],
+        };
+        let start_row = match rules.pawn_double_step {
+            true => g.start_row[color as usize],
+            false => S::EMPTY,
+        };
+        let pawns = self.sets.of(color, Role::Pawn);
+        for from in (pawns & pinned).members() {
+            let push = g.pawn_push(color, from) & empty;
+            let targets = (push | (g.pawn_attacks(color, from) & self.them)) & mask(from);
+            sink.moves(g, from, targets & !promoting, MoveKind::Normal);
+            if (targets & promoting).any() {
+                sink.promotions(g, from, targets & promoting, rules.promotion);
+            }
+            if push.any() && start_row.has(from) {
+                // With promotion on, a double step may not skip it.
+                let two = g.pawn_push(color, push.first()) & empty & !promoting;
+                sink.moves(g, from, two & mask(from), MoveKind::DoubleStep);
+            }
+        }
+        let free = pawns & !pinned;
+        if free.is_empty() {
+            return;
+        }
+        let push = g.forward(color, free, 0) & empty;
+        let two = g.forward(color, g.forward(color, free & start_row, 0) & empty, 0) & empty;
+        let left = g.forward(color, free & g.not_first_col, -1) & self.them;
+        let right = g.forward(color, free & g.not_last_col, 1) & self.them;
+        for (targets, dc) in [(push, 0), (left, -1), (right, 1)] {
+            let targets = targets & legal;
+            let delta = g.forward_delta(color, dc);
+            sink.shifted(g, targets & !promoting, delta, MoveKind::Normal);
+            if (targets & promoting).any() {
+                sink.shifted_promotions(g, targets & promoting, delta, rules.promotion);
+            }
+        }
+        let two = two & !promoting & legal;
+        sink.shifted(g, two, 2 * g.forward_delta(color, 0), MoveKind::DoubleStep);
+    }
+
+    /// En-passant captures, kept when the king on `king` (if guarded) is
+    /// not attacked once both pawns have moved.
+    fn en_passant<K: Sink<S>>(&self, king: Option<usize>, sink: &mut K) {
+        let (g, color) = (self.g, self.color);
+        let Some(ep) = self.ctx.en_passant.filter(|_| self.ctx.rules.en_passant) else {
+            return;
+        };
+        let to = g.index(ep);
+        if self.occupied.has(to) {
+            return;
+        }
+        let enemy_pawns = self.sets.of(color.opponent(), Role::Pawn);
+        let takers = g.pawn_attacks(color.opponent(), to) & self.sets.of(color, Role::Pawn);
+        for from in takers.members() {
+            // The pawn that crossed `to` stands beside the taker.
+            let captured = Square {
+                row: g.square(from).row,
+                col: ep.col,
+            };
+            let c = g.index(captured);
+            if !enemy_pawns.has(c) {
+                continue;
+            }
+            if let Some(king) = king {
+                let after = self.occupied ^ S::single(from) ^ S::single(c) ^ S::single(to);
+                if self.attacked(king, after, self.them ^ S::single(c)) {
+                    continue;
+                }
+            }
+            sink.one(Move {
+                from: g.square(from),
+                to: ep,
+                kind: MoveKind::EnPassant { captured },
+            });
+        }
+    }
+
+    /// Castling by the king on `k`, by the rule set's flavour (the same
+    /// conditions as the mailbox generator's `castling_moves`), and, when
+    /// `guarded`, only where the king is not attacked on landing.
+    fn castles<K: Sink<S>>(&self, k: usize, guarded: bool, sink: &mut K) {
+        let (g, ctx, color) = (self.g, self.ctx, self.color);
+        let dims = g.dims();
+        let king = g.square(k);
+        let home = home_row(color, dims);
+        if king.row != home {
+            return;
+        }
+        let at = |col: u16| Square { row: home, col };
+        let bit = |col: u16| S::single(g.index(at(col)));
+        let untouched = |sq: Square| ctx.untouched[g.index(sq)];
+        let span = |a: u16, b: u16| a.min(b)..=a.max(b);
+        let span_set = |a: u16, b: u16| span(a, b).fold(S::EMPTY, |s, c| s | bit(c));
+        let lifted = self.occupied ^ S::single(k);
+        for side in [CastleSide::King, CastleSide::Queen] {
+            let rook_col = match ctx.rules.castling {
+                Castling::None => return,
+                Castling::HomeSquares8x8 => {
+                    if (dims.rows(), dims.cols()) != (8, 8) || king.col != 4 || !untouched(king) {
+                        return;
+                    }
+                    let corner = match side {
+                        CastleSide::King => 7,
+                        CastleSide::Queen => 0,
+                    };
+                    Some(corner).filter(|&c| untouched(at(c)))
+                }
+                Castling::Rights => ctx.castling.rook_col(color, side),
+            };
+            let Some(rook_col) = rook_col else { continue };
+            let on_its_side = match side {
+                CastleSide::King => rook_col > king.col,
+                CastleSide::Queen => rook_col < king.col,
+            };
+            let rook = bit(rook_col);
+            if !on_its_side || (self.sets.of(color, Role::Rook) & rook).is_empty() {
+                continue;
+            }
+            let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
+                continue;
+            };
+            let path =
+                (span_set(king.col, king_to) | span_set(rook_col, rook_to)) & !S::single(k) & !rook;
+            if (path & self.occupied).any() {
+                continue;
+            }
+            // Not out of check nor through an attacked square, the king
+            // lifted (its landing square is judged below, with the rook moved).
+            let safe_passage = span(king.col, king_to)
+                .filter(|&c| c != king_to || c == king.col)
+                .all(|c| !self.attacked(g.index(at(c)), lifted, self.them));
+            if !safe_passage {
+                continue;
+            }
+            if guarded {
+                let after = (lifted & !rook) | bit(king_to) | bit(rook_to);
+                if self.attacked(g.index(at(king_to)), after, self.them) {
+                    continue;
+                }
+            }
+            sink.one(Move {
+                from: king,
+                to: at(king_to),
+                kind: MoveKind::Castle {
+                    rook_from: at(rook_col),
+                    rook_to: at(rook_to),
+                },
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The set path must list exactly the mailbox path's moves, in the same
+    //! sorted order, on random positions of every rule set and many sizes.
+
+    use super::super::movegen::{Scope, count_legal_moves, fast_legal_moves, mailbox_legal_moves};
+    use super::super::{CastleSide, CastlingRights, MoveKind, MysteryShape, Position, RuleSet};
+    use crate::domain::{Color, Dims, Piece, Role, Square};
+
+    /// xorshift64*: reproducible without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % n
+        }
+    }
+
+    fn random_position(rng: &mut Rng, rules: RuleSet) -> Position {
+        let (rows, cols) = match rng.below(3) {
+            0 => (8, 8),
+            _ => (1 + rng.below(12) as i64, 1 + rng.below(12) as i64),
+        };
+        let dims = Dims::new(rows, cols).unwrap();
+        let mut pos = Position::new(rules, dims);
+        let density = 1 + rng.below(5);
+        for sq in dims.squares() {
+            if rng.below(10) < density {
+                let color = [Color::Black, Color::White][rng.below(2) as usize];
+                // Kings are rarer than the rest, but a side may have several.
+                let role = match rng.below(20) {
+                    0..=6 => Role::Pawn,
+                    7..=8 => Role::Knight,
+                    9..=10 => Role::Bishop,
+                    11..=12 => Role::Rook,
+                    13..=14 => Role::Queen,
+                    15..=16 => Role::King,
+                    _ => Role::Mystery,
+                };
+                pos.place(sq, Piece::new(color, role));
+            }
+        }
+        // Castling setups half the time: king on its home row (the centre
+        // column, or anywhere), rooks in the corners, rights for them.
+        let mut rights = CastlingRights::NONE;
+        for color in [Color::Black, Color::White] {
+            let home = super::super::home_row(color, dims);
+            if rng.below(2) == 0 {
+                let col = match rng.below(2) {
+                    0 => cols as u16 / 2,
+                    _ => rng.below(cols as u64) as u16,
+                };
+                pos.place(Square { row: home, col }, Piece::new(color, Role::King));
+                for corner in [0, cols as u16 - 1] {
+                    pos.place(
+                        Square {
+                            row: home,
+                            col: corner,
+                        },
+                        Piece::new(color, Role::Rook),
+                    );
+                }
+            }
+            for side in [CastleSide::King, CastleSide::Queen] {
+                let rook = match (rng.below(3), side) {
+                    (0, _) => Some(rng.below(cols as u64) as u16),
+                    (1, CastleSide::King) => Some(cols as u16 - 1),
+                    (1, CastleSide::Queen) => Some(0),
+                    _ => None,
+                };
+                rights.set(color, side, rook);
+            }
+        }
+        pos.set_castling_rights(rights);
+        if rng.below(2) == 0 {
+            pos.set_turn(Color::Black);
+        }
+        // En passant half the time: the square a double step crossed, the
+        // pawn that made it beyond, and a pawn of the side to move beside it.
+        let us = pos.turn();
+        let ep_row = 2 * -us.forward() as i64 + if us == Color::White { 0 } else { rows - 1 };
+        let col = rng.below(cols as u64) as i64;
+        if rng.below(2) == 0
+            && let (Some(ep), Some(pawn)) = (
+                dims.square_at(ep_row, col),
+                dims.square_at(ep_row - us.forward() as i64, col),
+            )
+        {
+            pos.set_en_passant_square(Some(ep));
+            pos.place(pawn, Piece::new(us.opponent(), Role::Pawn));
+            if rng.below(2) == 0 {
+                pos.board_mut_for_tests().set(ep, None);
+            }
+            let side = col + [-1, 1][rng.below(2) as usize];
+            if let Some(taker) = dims.square_at(pawn.row as i64, side) {
+                pos.place(taker, Piece::new(us, Role::Pawn));
+            }
+        }
+        pos
+    }
+
+    /// Both generators on every colour the rules list, and the counter.
+    fn check(pos: &Position, what: &str) {
+        let colors = [pos.turn(), pos.turn().opponent()];
+        for colors in [&colors[..1], &colors[..]] {
+            let mut fast = Vec::new();
+            if !fast_legal_moves(
+                pos.board(),
+                pos.context(),
+                colors,
+                Scope::AllSorted,
+                &mut fast,
+            ) {
+                continue;
+            }
+            let mut slow = Vec::new();
+            let mut scratch = pos.board().clone();
+            mailbox_legal_moves(
+                &mut scratch,
+                pos.context(),
+                colors,
+                Scope::AllSorted,
+                &mut slow,
+            );
+            assert_eq!(fast, slow, "{what}: {colors:?}\n{}", pos.board_text());
+        }
+        let count = count_legal_moves(pos.board(), pos.context(), pos.turn());
+        if let Some(n) = count {
+            let mut slow = Vec::new();
+            let mut scratch = pos.board().clone();
+            mailbox_legal_moves(
+                &mut scratch,
+                pos.context(),
+                &[pos.turn()],
+                Scope::All,
+                &mut slow,
+            );
+            assert_eq!(n, slow.len() as u64, "{what}: count\n{}", pos.board_text());
+        }
+    }
+
+    #[test]
+    fn set_path_lists_what_the_mailbox_path_lists() {
+        let camel = MysteryShape::new(false, &[(1, 3)], 3).unwrap();
+        let all_rules = [
+            RuleSet::lab3(),
+            RuleSet::standard(),
+            RuleSet::cuhk(),
+            RuleSet::jhu(),
+            RuleSet {
+                mystery: Some(camel),
+                ..RuleSet::jhu()
+            },
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut fast_positions = 0;
+        // Moves seen by kind: castling, en passant, promotion, double step.
+        let mut kinds = [0; 4];
+        for game in 0..3000 {
+            let rules = all_rules[game % all_rules.len()];
+            let mut pos = random_position(&mut rng, rules);
+            for ply in 0..12 {
+                check(&pos, &format!("game {game} ({:?}) ply {ply}", rules.id));
+                let mut moves = Vec::new();
+                if fast_legal_moves(
+                    pos.board(),
+                    pos.context(),
+                    &[pos.turn()],
+                    Scope::All,
+                    &mut moves,
+                ) {
+                    fast_positions += 1;
+                    for mv in moves {
+                        match mv.kind {
+                            MoveKind::Castle { .. } => kinds[0] += 1,
+                            MoveKind::EnPassant { .. } => kinds[1] += 1,
+                            MoveKind::Promotion(_) => kinds[2] += 1,
+                            MoveKind::DoubleStep => kinds[3] += 1,
+                            MoveKind::Normal => {}
+                        }
+                    }
+                }
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos.play(moves[rng.below(moves.len() as u64) as usize]);
+            }
+        }
+        // Most positions must have gone through the set path at all.
+        assert!(fast_positions > 10_000, "{fast_positions}");
+        assert!(kinds.iter().all(|&n| n > 20), "{kinds:?}");
+    }
+
+    #[test]
+    fn boards_past_128_squares_keep_the_mailbox() {
+        let pos = Position::new(RuleSet::standard(), Dims::new(12, 11).unwrap());
+        let mut out = Vec::new();
+        assert!(!fast_legal_moves(
+            pos.board(),
+            pos.context(),
+            &[Color::White],
+            Scope::All,
+            &mut out
+        ));
+    }
+}

@@ -1,0 +1,334 @@
+//! The attack tables of one board size, as square sets.
+//!
+//! Boards come in any size from 1x1 to 256x256, so the tables cannot be
+//! constants (as 8x8-only engines make them): they are built from the
+//! shapes' vectors on first use of a size and kept (see
+//! [`SquareSet::geometry`]). Leapers (knight, king, pawn captures) get one
+//! set per square. Sliders use "obstruction difference" on the four lines
+//! through a square: along any line of a row-major board the indices grow
+//! in one direction, so the nearest blocker above is the lowest member of
+//! `occupied ∩ upper` and the one below the highest of `occupied ∩ lower`,
+//! found by one subtraction; this needs three sets per line and square
+//! instead of magic tables that would have to be searched for every size.
+
+use super::squareset::SquareSet;
+use crate::domain::{Color, Dims, Square};
+use std::fmt;
+
+/// The four lines through a square, each walked towards growing indices:
+/// along the row, down the column, and the two diagonals.
+const LINE_STEPS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// One line through a square: its squares with lower and higher indices.
+#[derive(Clone, Copy)]
+struct Line<S> {
+    lower: S,
+    upper: S,
+    both: S,
+}
+
+/// Every table the set-based generator reads for one board size.
+pub(super) struct Geometry<S> {
+    dims: Dims,
+    squares: Vec<Square>,
+    knight: Vec<S>,
+    king: Vec<S>,
+    /// By colour: the squares a pawn of that colour on a square attacks.
+    pawn_attacks: [Vec<S>; 2],
+    /// By colour: the square one step forward (empty past the last row).
+    pawn_push: [Vec<S>; 2],
+    /// Every square of the board.
+    pub all: S,
+    /// Every square but those of the first / the last column.
+    pub not_first_col: S,
+    pub not_last_col: S,
+    /// By colour: the row its pawns may double-step from.
+    pub start_row: [S; 2],
+    /// By colour: the row its pawns promote on.
+    pub last_row: [S; 2],
+    lines: Vec<[Line<S>; 4]>,
+    /// By square: a rook's and a bishop's squares on an empty board, to
+    /// skip line scans that no enemy slider stands on.
+    rook_rays: Vec<S>,
+    bishop_rays: Vec<S>,
+}
+
+impl<S: SquareSet> Geometry<S> {
+    pub(super) fn new(dims: Dims) -> Geometry<S> {
+        assert!(dims.len() <= S::CAPACITY, "{dims:?} does not fit the set");
+        let squares: Vec<Square> = dims.squares().collect();
+        let set_of = |sq: Square, vectors: &[(i32, i32)]| {
+            vectors
+                .iter()
+                .filter_map(|&(dr, dc)| dims.offset(sq, dr, dc))
+                .fold(S::EMPTY, |set, to| set | S::single(dims.index(to)))
+        };
+        let knight_vectors = [
+            (-2, -1),
+            (-2, 1),
+            (-1, -2),
+            (-1, 2),
+            (1, -2),
+            (1, 2),
+            (2, -1),
+            (2, 1),
+        ];
+        let king_vectors = [
+            (-1, -1),
+            (-1, 0),
+            (-1, 1),
+            (0, -1),
+            (0, 1),
+            (1, -1),
+            (1, 0),
+            (1, 1),
+        ];
+        let by_color = |f: &dyn Fn(Color) -> Vec<S>| [f(Color::Black), f(Color::White)];
+        let pawn_attacks = by_color(&|c| {
+            let vectors = [(c.forward(), -1), (c.forward(), 1)];
+            squares.iter().map(|&sq| set_of(sq, &vectors)).collect()
+        });
+        let pawn_push = by_color(&|c| {
+            let vectors = [(c.forward(), 0)];
+            squares.iter().map(|&sq| set_of(sq, &vectors)).collect()
+        });
+        let row_set = |row: i64| {
+            squares
+                .iter()
+                .filter(|sq| sq.row as i64 == row)
+                .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)))
+        };
+        let rows = dims.rows() as i64;
+        let walk = |sq: Square, (dr, dc): (i32, i32)| {
+            let mut set = S::EMPTY;
+            let mut at = sq;
+            while let Some(next) = dims.offset(at, dr, dc) {
+                set |= S::single(dims.index(next));
+                at = next;
+            }
+            set
+        };
+        let lines: Vec<[Line<S>; 4]> = squares
+            .iter()
+            .map(|&sq| {
+                LINE_STEPS.map(|(dr, dc)| {
+                    let upper = walk(sq, (dr, dc));
+                    let lower = walk(sq, (-dr, -dc));
+                    Line {
+                        lower,
+                        upper,
+                        both: lower | upper,
+                    }
+                })
+            })
+            .collect();
+        let col_set = |col: u16| {
+            squares
+                .iter()
+                .filter(|sq| sq.col == col)
+                .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)))
+        };
+        let all = squares
+            .iter()
+            .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)));
+        Geometry {
+            dims,
+            all,
+            not_first_col: all & !col_set(0),
+            not_last_col: all & !col_set(dims.cols() - 1),
+            knight: squares
+                .iter()
+                .map(|&sq| set_of(sq, &knight_vectors))
+                .collect(),
+            king: squares
+                .iter()
+                .map(|&sq| set_of(sq, &king_vectors))
+                .collect(),
+            pawn_attacks,
+            pawn_push,
+            start_row: [row_set(1), row_set(rows - 2)],
+            last_row: [row_set(rows - 1), row_set(0)],
+            rook_rays: lines.iter().map(|l| l[0].both | l[1].both).collect(),
+            bishop_rays: lines.iter().map(|l| l[2].both | l[3].both).collect(),
+            lines,
+            squares,
+        }
+    }
+
+    pub(super) fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    #[inline(always)]
+    pub(super) fn square(&self, i: usize) -> Square {
+        self.squares[i]
+    }
+
+    #[inline(always)]
+    pub(super) fn index(&self, sq: Square) -> usize {
+        self.dims.index(sq)
+    }
+
+    #[inline(always)]
+    pub(super) fn knight(&self, i: usize) -> S {
+        self.knight[i]
+    }
+
+    #[inline(always)]
+    pub(super) fn king(&self, i: usize) -> S {
+        self.king[i]
+    }
+
+    /// The squares a pawn of `color` on square `i` attacks.
+    #[inline(always)]
+    pub(super) fn pawn_attacks(&self, color: Color, i: usize) -> S {
+        self.pawn_attacks[color as usize][i]
+    }
+
+    /// The squares one row forward of `set`'s, for `color`'s pawns,
+    /// shifted by `cols + dc` (`dc`: -1, 0 or 1 column; the caller keeps
+    /// the squares that would leave the board sideways out of `set`).
+    #[inline(always)]
+    pub(super) fn forward(&self, color: Color, set: S, dc: i32) -> S {
+        let cols = self.dims.cols() as i32;
+        match color {
+            Color::Black => set.up((cols + dc) as u32) & self.all,
+            Color::White => set.down((cols - dc) as u32),
+        }
+    }
+
+    /// How far (in index) one row forward and `dc` columns is for `color`.
+    #[inline(always)]
+    pub(super) fn forward_delta(&self, color: Color, dc: i32) -> isize {
+        let cols = self.dims.cols() as isize;
+        match color {
+            Color::Black => cols + dc as isize,
+            Color::White => -cols + dc as isize,
+        }
+    }
+
+    /// The square one step forward for a pawn of `color` on `i` (or none).
+    #[inline(always)]
+    pub(super) fn pawn_push(&self, color: Color, i: usize) -> S {
+        self.pawn_push[color as usize][i]
+    }
+
+    /// The squares a slider on `i` reaches along line `line`, up to and
+    /// including the first member of `occupied` each way.
+    #[inline(always)]
+    pub(super) fn line_attacks(&self, i: usize, line: usize, occupied: S) -> S {
+        let Line { lower, upper, both } = self.lines[i][line];
+        let below = (lower & occupied).highest_or_zero();
+        let above = upper & occupied;
+        both & (above ^ above.minus(below))
+    }
+
+    /// A rook's squares from `i` on an empty board.
+    #[inline(always)]
+    pub(super) fn rook_rays(&self, i: usize) -> S {
+        self.rook_rays[i]
+    }
+
+    /// A bishop's squares from `i` on an empty board.
+    #[inline(always)]
+    pub(super) fn bishop_rays(&self, i: usize) -> S {
+        self.bishop_rays[i]
+    }
+
+    #[inline(always)]
+    pub(super) fn rook(&self, i: usize, occupied: S) -> S {
+        self.line_attacks(i, 0, occupied) | self.line_attacks(i, 1, occupied)
+    }
+
+    #[inline(always)]
+    pub(super) fn bishop(&self, i: usize, occupied: S) -> S {
+        self.line_attacks(i, 2, occupied) | self.line_attacks(i, 3, occupied)
+    }
+
+    /// The line (of the four) through `a` that holds `b`, if any.
+    fn line_of(&self, a: usize, b: usize) -> Option<usize> {
+        (0..4).find(|&l| self.lines[a][l].both.has(b))
+    }
+
+    /// Every square of the line through `a` and `b` but `a` itself (empty
+    /// when they are not aligned): where a piece pinned on it may go.
+    pub(super) fn through(&self, a: usize, b: usize) -> S {
+        self.line_of(a, b)
+            .map_or(S::EMPTY, |l| self.lines[a][l].both)
+    }
+
+    /// The squares strictly between `a` and `b` on their line (empty when
+    /// they are not aligned or are neighbours).
+    pub(super) fn between(&self, a: usize, b: usize) -> S {
+        self.line_of(a, b).map_or(S::EMPTY, |l| {
+            self.line_attacks(a, l, S::single(b)) & self.line_attacks(b, l, S::single(a))
+        })
+    }
+}
+
+/// Tables are fixed by the size: two are equal when their sizes are.
+impl<S> PartialEq for Geometry<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.dims == other.dims
+    }
+}
+
+impl<S> Eq for Geometry<S> {}
+
+impl<S> fmt::Debug for Geometry<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Geometry({}x{})", self.dims.rows(), self.dims.cols())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(dims: Dims, squares: &[(i64, i64)]) -> u64 {
+        squares.iter().fold(0, |s, &(r, c)| {
+            s | 1 << dims.index(dims.square_at(r, c).unwrap())
+        })
+    }
+
+    #[test]
+    fn sliders_stop_at_the_first_blocker_on_any_width() {
+        // 5 rows x 7 columns: a rook on (2,3), blockers on (2,5) and (0,3).
+        let dims = Dims::new(5, 7).unwrap();
+        let g = Geometry::<u64>::new(dims);
+        let at = |r, c| dims.index(dims.square_at(r, c).unwrap());
+        let occ = set(dims, &[(2, 5), (0, 3), (2, 3)]);
+        let expected = set(
+            dims,
+            &[
+                (2, 0),
+                (2, 1),
+                (2, 2),
+                (2, 4),
+                (2, 5),
+                (1, 3),
+                (0, 3),
+                (3, 3),
+                (4, 3),
+            ],
+        );
+        assert_eq!(g.rook(at(2, 3), occ), expected);
+        // A bishop in the corner of the same board, blocked on (2,2).
+        let occ = set(dims, &[(2, 2)]);
+        assert_eq!(g.bishop(at(0, 0), occ), set(dims, &[(1, 1), (2, 2)]));
+        assert_eq!(g.between(at(0, 0), at(3, 3)), set(dims, &[(1, 1), (2, 2)]));
+        assert_eq!(g.between(at(0, 0), at(1, 2)), 0);
+        assert_eq!(g.through(at(4, 0), at(3, 1)), g.bishop(at(4, 0), 0));
+    }
+
+    #[test]
+    fn leapers_do_not_wrap_around_rows() {
+        let dims = Dims::new(3, 3).unwrap();
+        let g = Geometry::<u64>::new(dims);
+        let corner = dims.index(dims.square_at(0, 2).unwrap());
+        assert_eq!(g.king(corner), set(dims, &[(0, 1), (1, 1), (1, 2)]));
+        assert_eq!(g.knight(corner), set(dims, &[(1, 0), (2, 1)]));
+        assert_eq!(g.pawn_attacks(Color::Black, corner), set(dims, &[(1, 1)]));
+        assert_eq!(g.pawn_push(Color::White, corner), 0);
+    }
+}

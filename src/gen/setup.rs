@@ -1,0 +1,695 @@
+//! Setups for generated scenarios: the start position, random legal
+//! placements, and placements built around a motif that catches bugs (a
+//! pin, a check, a pawn about to promote, castling, en passant, a mate or a
+//! stalemate in one). Each rule set gets only the setups its grading
+//! subjects can run: Lab 3 a size and placements (boards of many sizes),
+//! standard a FEN, JHU a board picture, CUHK always the start position
+//! (its console program cannot start anywhere else).
+
+use super::rng::Rng;
+use crate::domain::{Color, Dims, Piece, Role, Square};
+use crate::engine::{CastleSide, CastlingRights, Position, RuleSetId, START_FEN, square_name};
+use crate::scenario::{Directives, Placement, Scenario};
+
+/// What a scenario's setup is built around.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Focus {
+    /// The rule set's start position (Lab 3: both armies by placements).
+    Start,
+    /// A random legal placement.
+    Random,
+    /// A placement built around a motif.
+    Motif(Motif),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Motif {
+    Pin,
+    Check,
+    Promotion,
+    Castling,
+    EnPassant,
+    Mate,
+    Stalemate,
+}
+
+impl Focus {
+    pub fn name(self) -> &'static str {
+        match self {
+            Focus::Start => "start",
+            Focus::Random => "random",
+            Focus::Motif(Motif::Pin) => "pin",
+            Focus::Motif(Motif::Check) => "check",
+            Focus::Motif(Motif::Promotion) => "promotion",
+            Focus::Motif(Motif::Castling) => "castling",
+            Focus::Motif(Motif::EnPassant) => "en-passant",
+            Focus::Motif(Motif::Mate) => "mate",
+            Focus::Motif(Motif::Stalemate) => "stalemate",
+        }
+    }
+}
+
+/// The motifs a rule set's scenarios can be built around (CUHK: none, it
+/// starts from the start position).
+pub fn motifs(rules: RuleSetId) -> &'static [Motif] {
+    use Motif::*;
+    match rules {
+        RuleSetId::Lab3 => &[Pin, Check, Promotion, Castling],
+        RuleSetId::Standard => &[Pin, Check, Promotion, Castling, EnPassant, Mate, Stalemate],
+        RuleSetId::Jhu => &[Pin, Check, Promotion, Mate, Stalemate],
+        RuleSetId::Cuhk => &[],
+    }
+}
+
+/// A built setup: the scenario without steps, and a line saying what it is.
+pub struct Built {
+    pub focus: Focus,
+    pub what: String,
+    pub scenario: Scenario,
+}
+
+/// Pieces on a board, with the side to move.
+#[derive(Clone)]
+struct Layout {
+    dims: Dims,
+    pieces: Vec<(Square, Piece)>,
+    turn: Color,
+}
+
+impl Layout {
+    fn new(dims: Dims, turn: Color) -> Layout {
+        Layout {
+            dims,
+            pieces: Vec::new(),
+            turn,
+        }
+    }
+
+    fn free(&self, sq: Square) -> bool {
+        self.pieces.iter().all(|(s, _)| *s != sq)
+    }
+
+    /// Puts `piece` on `sq` if it is on the board and free.
+    fn put(&mut self, row: i64, col: i64, piece: Piece) -> Option<Square> {
+        let sq = self.dims.square_at(row, col)?;
+        self.free(sq).then(|| {
+            self.pieces.push((sq, piece));
+            sq
+        })
+    }
+
+    fn position(&self, rules: RuleSetId) -> Position {
+        let mut p = Position::new(rules.rules(), self.dims);
+        for &(sq, piece) in &self.pieces {
+            p.place(sq, piece);
+        }
+        p.set_turn(self.turn);
+        p
+    }
+
+    /// A position the rule set's programs accept: one king a side (where
+    /// kings matter), the side not to move not in check, no pawn on a
+    /// first or last row (where pawns promote or the program refuses it).
+    fn legal(&self, rules: RuleSetId) -> bool {
+        if rules == RuleSetId::Lab3 {
+            return true;
+        }
+        let kings = |c: Color| {
+            self.pieces
+                .iter()
+                .filter(|(_, p)| p.role == Role::King && p.color == c)
+                .count()
+        };
+        let last = self.dims.rows() - 1;
+        let pawns_ok = self
+            .pieces
+            .iter()
+            .all(|(s, p)| p.role != Role::Pawn || (s.row != 0 && s.row != last));
+        let mut other = self.position(rules);
+        other.set_turn(self.turn.opponent());
+        kings(Color::White) == 1 && kings(Color::Black) == 1 && pawns_ok && !other.in_check()
+    }
+
+    /// A random free square.
+    fn random_free(&self, rng: &mut Rng) -> Option<Square> {
+        for _ in 0..64 {
+            let sq = self
+                .dims
+                .square_of_index(rng.below(self.dims.len() as u64) as usize);
+            if self.free(sq) {
+                return Some(sq);
+            }
+        }
+        None
+    }
+
+    /// Adds up to `n` random pieces that keep the layout legal.
+    fn extras(&mut self, rng: &mut Rng, rules: RuleSetId, n: usize, kings: bool) {
+        for _ in 0..n {
+            let Some(sq) = self.random_free(rng) else {
+                return;
+            };
+            let role = random_role(rng, kings);
+            let color = if rng.chance(1, 2) {
+                Color::White
+            } else {
+                Color::Black
+            };
+            self.pieces.push((sq, Piece::new(color, role)));
+            if !self.legal(rules) {
+                self.pieces.pop();
+            }
+        }
+    }
+}
+
+fn random_role(rng: &mut Rng, kings: bool) -> Role {
+    const ROLES: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let weights = [4, 2, 2, 2, 1, u32::from(kings)];
+    ROLES[rng.weighted(&weights)]
+}
+
+fn random_color(rng: &mut Rng) -> Color {
+    if rng.chance(1, 2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// The board size of a scenario: `size` if given; Lab 3 varies it (8x8
+/// most often, then anything from 1x1 to 12x12); the others play 8x8.
+pub fn pick_dims(rng: &mut Rng, rules: RuleSetId, size: Option<Dims>) -> Dims {
+    if let Some(d) = size {
+        return d;
+    }
+    let eight = Dims::new(8, 8).expect("8x8");
+    if rules != RuleSetId::Lab3 || rng.chance(2, 5) {
+        return eight;
+    }
+    let side = |rng: &mut Rng| {
+        if rng.chance(1, 8) {
+            rng.range(1, 3)
+        } else {
+            rng.range(3, 12)
+        }
+    };
+    Dims::new(side(rng), side(rng)).expect("1..=12")
+}
+
+/// Builds the setup for `focus` (falling back to a random placement, then
+/// the start position, where the motif does not fit the board).
+pub fn build(rng: &mut Rng, rules: RuleSetId, dims: Dims, focus: Focus) -> Built {
+    let made = match focus {
+        Focus::Start => None,
+        Focus::Random => random_layout(rng, rules, dims).map(|m| (Focus::Random, m)),
+        Focus::Motif(m) => motif(rng, rules, dims, m)
+            .map(|made| (focus, made))
+            .or_else(|| {
+                random_layout(rng, rules, dims).map(|(l, what, fen)| {
+                    let what = format!("{what} (a {} motif does not fit the board)", focus.name());
+                    (Focus::Random, (l, what, fen))
+                })
+            }),
+    };
+    match made {
+        Some((focus, (layout, what, fen))) => finish(rules, focus, layout, what, fen),
+        None => start(rng, rules, dims),
+    }
+}
+
+/// Motif layouts may carry a FEN with castling rights or an en-passant
+/// square (standard only).
+type Made = (Layout, String, Option<String>);
+
+fn finish(
+    rules: RuleSetId,
+    focus: Focus,
+    layout: Layout,
+    what: String,
+    fen: Option<String>,
+) -> Built {
+    let placements = |layout: &Layout| -> Vec<Placement> {
+        let mut pieces = layout.pieces.clone();
+        pieces.sort_by_key(|(sq, _)| *sq);
+        pieces
+            .into_iter()
+            .map(|(square, p)| Placement {
+                line: 0,
+                color: p.color,
+                role: p.role,
+                square,
+            })
+            .collect()
+    };
+    let mut scenario = empty(rules, layout.dims);
+    match rules {
+        RuleSetId::Lab3 => scenario.placements = placements(&layout),
+        RuleSetId::Jhu => {
+            scenario.placements = placements(&layout);
+            scenario.turn = Some(layout.turn);
+        }
+        _ => scenario.fen = Some(fen.unwrap_or_else(|| layout.position(rules).to_fen())),
+    }
+    Built {
+        focus,
+        what,
+        scenario,
+    }
+}
+
+fn empty(rules: RuleSetId, dims: Dims) -> Scenario {
+    Scenario {
+        directives: Directives {
+            rules,
+            ..Directives::default()
+        },
+        points: 1,
+        dims,
+        fen: None,
+        turn: None,
+        placements: Vec::new(),
+        steps: Vec::new(),
+    }
+}
+
+/// The start position: the standard armies on 8x8; on another Lab 3 size,
+/// pawns on the second rows and random back rows with a king in the middle.
+fn start(rng: &mut Rng, rules: RuleSetId, dims: Dims) -> Built {
+    let eight = dims.rows() == 8 && dims.cols() == 8;
+    if rules != RuleSetId::Lab3 && eight {
+        let mut s = empty(rules, dims);
+        let fen = if rules == RuleSetId::Cuhk {
+            // CUHK has no castling: its FEN says so.
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"
+        } else {
+            START_FEN
+        };
+        let pos = Position::from_fen(rules.rules(), fen).expect("start FEN");
+        if rules == RuleSetId::Jhu {
+            s.placements = pos
+                .board()
+                .pieces()
+                .map(|(square, p)| Placement {
+                    line: 0,
+                    color: p.color,
+                    role: p.role,
+                    square,
+                })
+                .collect();
+            s.turn = Some(Color::White);
+        } else {
+            s.fen = Some(fen.to_string());
+        }
+        return Built {
+            focus: Focus::Start,
+            what: "the start position".into(),
+            scenario: s,
+        };
+    }
+    let (rows, cols) = (dims.rows() as i64, dims.cols() as i64);
+    let mut layout = Layout::new(dims, Color::White);
+    if rows >= 4 && cols >= 2 {
+        const BACK: [Role; 8] = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        let back: Vec<Role> = (0..cols)
+            .map(|c| match () {
+                _ if cols == 8 => BACK[c as usize],
+                _ if c == cols / 2 => Role::King,
+                _ => *rng.pick(&[Role::Rook, Role::Knight, Role::Bishop, Role::Queen]),
+            })
+            .collect();
+        for (c, &role) in back.iter().enumerate() {
+            let c = c as i64;
+            layout.put(0, c, Piece::new(Color::Black, role));
+            layout.put(1, c, Piece::new(Color::Black, Role::Pawn));
+            layout.put(rows - 2, c, Piece::new(Color::White, Role::Pawn));
+            layout.put(rows - 1, c, Piece::new(Color::White, role));
+        }
+        let what = if eight {
+            "both armies on their start squares".to_string()
+        } else {
+            format!("both armies on a {rows}x{cols} board (random back rows)")
+        };
+        return finish(rules, Focus::Start, layout, what, None);
+    }
+    // Too small for armies: random pieces.
+    let (layout, what, _) =
+        random_layout(rng, rules, dims).unwrap_or((layout, String::new(), None));
+    finish(rules, Focus::Random, layout, what, None)
+}
+
+/// Random pieces (Lab 3: anything, kings optional, several allowed; the
+/// others: one king a side and a legal position).
+fn random_layout(rng: &mut Rng, rules: RuleSetId, dims: Dims) -> Option<Made> {
+    let squares = dims.len() as i64;
+    if rules == RuleSetId::Lab3 {
+        let mut l = Layout::new(dims, Color::White);
+        let n = rng.range(1, squares.min(10)) as usize;
+        for _ in 0..n {
+            if let Some(sq) = l.random_free(rng) {
+                let color = random_color(rng);
+                let kings = rng.chance(1, 3);
+                let piece = Piece::new(color, random_role(rng, kings));
+                l.pieces.push((sq, piece));
+            }
+        }
+        // Kings make king safety matter: usually one a side.
+        for color in [Color::White, Color::Black] {
+            if rng.chance(2, 3)
+                && let Some(sq) = l.random_free(rng)
+            {
+                l.pieces.push((sq, Piece::new(color, Role::King)));
+            }
+        }
+        let what = format!("{} random pieces", l.pieces.len());
+        return Some((l, what, None));
+    }
+    if squares < 9 {
+        return None;
+    }
+    for _ in 0..20 {
+        let mut l = Layout::new(dims, random_color(rng));
+        for color in [Color::White, Color::Black] {
+            let sq = l.random_free(rng)?;
+            l.pieces.push((sq, Piece::new(color, Role::King)));
+        }
+        if !l.legal(rules) {
+            continue;
+        }
+        let n = rng.range(2, 10) as usize;
+        l.extras(rng, rules, n, false);
+        let what = format!(
+            "{} random pieces, {} to move",
+            l.pieces.len(),
+            l.turn.name()
+        );
+        return Some((l, what, None));
+    }
+    None
+}
+
+/// Kings of `missing` colours on free squares, not touching another king,
+/// so that the layout is legal; false if no such squares were found.
+fn add_kings(rng: &mut Rng, rules: RuleSetId, l: &mut Layout, missing: &[Color]) -> bool {
+    let before = l.pieces.len();
+    for _ in 0..20 {
+        l.pieces.truncate(before);
+        for &color in missing {
+            for _ in 0..20 {
+                let Some(sq) = l.random_free(rng) else {
+                    return false;
+                };
+                let near_king = l.pieces.iter().any(|(s, p)| {
+                    p.role == Role::King
+                        && s.row.abs_diff(sq.row) <= 1
+                        && s.col.abs_diff(sq.col) <= 1
+                });
+                if !near_king {
+                    l.pieces.push((sq, Piece::new(color, Role::King)));
+                    break;
+                }
+            }
+        }
+        if l.pieces.len() == before + missing.len() && l.legal(rules) {
+            return true;
+        }
+    }
+    l.pieces.truncate(before);
+    false
+}
+
+fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> {
+    let (rows, cols) = (dims.rows() as i64, dims.cols() as i64);
+    if rows < 4 || cols < 3 {
+        return None;
+    }
+    // Lab 3 always starts with White to move.
+    let side = if rules == RuleSetId::Lab3 {
+        Color::White
+    } else {
+        random_color(rng)
+    };
+    let enemy = side.opponent();
+    let mut l = Layout::new(dims, side);
+    let p = |c: Color, r: Role| Piece::new(c, r);
+    match m {
+        Motif::Pin | Motif::Check => {
+            let k = l.random_free(rng)?;
+            l.put(k.row as i64, k.col as i64, p(side, Role::King))?;
+            let dirs: [(i64, i64); 8] = [
+                (0, 1),
+                (1, 0),
+                (0, -1),
+                (-1, 0),
+                (1, 1),
+                (1, -1),
+                (-1, 1),
+                (-1, -1),
+            ];
+            let knight = m == Motif::Check && rng.chance(1, 4);
+            if knight {
+                let (dr, dc) = *rng.pick(&[
+                    (1, 2),
+                    (2, 1),
+                    (-1, 2),
+                    (-2, 1),
+                    (1, -2),
+                    (2, -1),
+                    (-1, -2),
+                    (-2, -1),
+                ]);
+                l.put(k.row as i64 + dr, k.col as i64 + dc, p(enemy, Role::Knight))?;
+            } else {
+                let (dr, dc) = *rng.pick(&dirs);
+                let len = (1..)
+                    .take_while(|&i| {
+                        dims.square_at(k.row as i64 + dr * i, k.col as i64 + dc * i)
+                            .is_some()
+                    })
+                    .count() as i64;
+                let need = if m == Motif::Pin { 2 } else { 1 };
+                if len < need {
+                    return None;
+                }
+                let b = rng.range(need, len);
+                let slider = if dr == 0 || dc == 0 {
+                    Role::Rook
+                } else {
+                    Role::Bishop
+                };
+                let role = if rng.chance(1, 3) {
+                    Role::Queen
+                } else {
+                    slider
+                };
+                if m == Motif::Pin {
+                    let a = rng.range(1, b - 1);
+                    let pinned = *rng.pick(&[
+                        Role::Queen,
+                        Role::Rook,
+                        Role::Bishop,
+                        Role::Knight,
+                        Role::Pawn,
+                    ]);
+                    l.put(
+                        k.row as i64 + dr * a,
+                        k.col as i64 + dc * a,
+                        p(side, pinned),
+                    )?;
+                }
+                l.put(k.row as i64 + dr * b, k.col as i64 + dc * b, p(enemy, role))?;
+            }
+            if !add_kings(rng, rules, &mut l, &[enemy]) {
+                return None;
+            }
+            let n = rng.range(1, 5) as usize;
+            l.extras(rng, rules, n, false);
+            let what = if m == Motif::Pin {
+                format!(
+                    "a {} piece pinned to its king, {} to move",
+                    side.name(),
+                    side.name()
+                )
+            } else {
+                format!("the {} king in check, {} to move", side.name(), side.name())
+            };
+            (l.legal(rules)).then_some((l, what, None))
+        }
+        Motif::Promotion => {
+            let row = if side == Color::White { 1 } else { rows - 2 };
+            let last = if side == Color::White { 0 } else { rows - 1 };
+            let col = rng.range(0, cols - 1);
+            l.put(row, col, p(side, Role::Pawn))?;
+            if rng.chance(2, 3) {
+                let dc = if rng.chance(1, 2) { 1 } else { -1 };
+                l.put(
+                    last,
+                    col + dc,
+                    p(enemy, *rng.pick(&[Role::Rook, Role::Knight, Role::Queen])),
+                );
+            }
+            if rng.chance(1, 4) {
+                l.put(last, col, p(enemy, Role::Bishop));
+            }
+            if !add_kings(rng, rules, &mut l, &[side, enemy]) {
+                return None;
+            }
+            let n = rng.range(0, 3) as usize;
+            l.extras(rng, rules, n, false);
+            let what = format!("a {} pawn one step from the last row", side.name());
+            l.legal(rules).then_some((l, what, None))
+        }
+        Motif::Castling => {
+            if rows != 8 || cols != 8 {
+                return None;
+            }
+            let mut rights = CastlingRights::NONE;
+            for color in [Color::White, Color::Black] {
+                let home = if color == Color::White { 7 } else { 0 };
+                l.put(home, 4, p(color, Role::King))?;
+                for (col, cs) in [(0, CastleSide::Queen), (7, CastleSide::King)] {
+                    if rng.chance(4, 5) {
+                        l.put(home, col, p(color, Role::Rook))?;
+                        if rng.chance(4, 5) {
+                            rights.set(color, cs, Some(col as u16));
+                        }
+                    }
+                }
+            }
+            // Sometimes a piece in the way, or an enemy eyeing a square the king crosses.
+            if rng.chance(1, 3) {
+                let home = if side == Color::White { 7 } else { 0 };
+                let col = *rng.pick(&[1, 2, 3, 5, 6]);
+                l.put(home, col, p(side, Role::Knight));
+            }
+            if rng.chance(1, 2) {
+                let col = *rng.pick(&[2, 3, 5, 6]);
+                let row = if side == Color::White {
+                    rng.range(1, 5)
+                } else {
+                    rng.range(2, 6)
+                };
+                l.put(row, col, p(enemy, Role::Rook));
+            }
+            let n = rng.range(0, 3) as usize;
+            l.extras(rng, rules, n, false);
+            if !l.legal(rules) {
+                return None;
+            }
+            let what = format!(
+                "kings and rooks on their home squares, {} to move",
+                side.name()
+            );
+            let fen = (rules == RuleSetId::Standard).then(|| {
+                let mut pos = l.position(rules);
+                pos.set_castling_rights(rights);
+                pos.to_fen()
+            });
+            Some((l, what, fen))
+        }
+        Motif::EnPassant => {
+            // The enemy pawn has just made its double step beside ours.
+            let (row, crossed) = if side == Color::White {
+                (3, 2)
+            } else {
+                (rows - 4, rows - 3)
+            };
+            let col = rng.range(0, cols - 1);
+            let dc = if rng.chance(1, 2) { 1 } else { -1 };
+            l.put(row, col, p(side, Role::Pawn))?;
+            let ep = l.put(row, col + dc, p(enemy, Role::Pawn))?;
+            if !add_kings(rng, rules, &mut l, &[side, enemy]) {
+                return None;
+            }
+            let n = rng.range(0, 3) as usize;
+            l.extras(rng, rules, n, false);
+            let crossed = dims.square_at(crossed, ep.col as i64)?;
+            if !l.legal(rules) || !l.free(crossed) {
+                return None;
+            }
+            let mut pos = l.position(rules);
+            pos.set_en_passant_square(Some(crossed));
+            let what = format!(
+                "{} may take en passant on {}",
+                side.name(),
+                square_name(dims, crossed)
+            );
+            Some((l, what, Some(pos.to_fen())))
+        }
+        Motif::Mate => {
+            // A back-row mate in one: the enemy king behind its own pawns.
+            let (home, front, mirror) = if enemy == Color::Black {
+                (0, 1, 1)
+            } else {
+                (rows - 1, rows - 2, -1)
+            };
+            let c = rng.range(1, cols - 2);
+            l.put(home, c, p(enemy, Role::King))?;
+            for dc in -1..=1 {
+                l.put(front, c + dc, p(enemy, Role::Pawn))?;
+            }
+            let x = loop {
+                let x = rng.range(0, cols - 1);
+                if (x - c).abs() > 1 {
+                    break x;
+                }
+            };
+            let far = if mirror == 1 { rows - 1 } else { 0 };
+            let from_row = if rng.chance(1, 2) {
+                far
+            } else {
+                far - mirror * rng.range(0, (rows - 4).max(0))
+            };
+            l.put(
+                from_row,
+                x,
+                p(
+                    side,
+                    if rng.chance(1, 3) {
+                        Role::Queen
+                    } else {
+                        Role::Rook
+                    },
+                ),
+            )?;
+            let own_king_col = if x < c { cols - 1 } else { 0 };
+            let own_king_row = if from_row == far { far - mirror } else { far };
+            l.put(own_king_row, own_king_col, p(side, Role::King))?;
+            let what = format!("{} mates in one along the back row", side.name());
+            l.legal(rules).then_some((l, what, None))
+        }
+        Motif::Stalemate => {
+            // Enemy king in a corner; our queen's one move takes its last squares.
+            let flip_r = |r: i64| {
+                if enemy == Color::Black {
+                    r
+                } else {
+                    rows - 1 - r
+                }
+            };
+            let left = rng.chance(1, 2);
+            let flip_c = |c: i64| if left { c } else { cols - 1 - c };
+            l.put(flip_r(0), flip_c(0), p(enemy, Role::King))?;
+            l.put(flip_r(1), flip_c(2), p(side, Role::King))?;
+            l.put(flip_r(rows - 1), flip_c(1), p(side, Role::Queen))?;
+            let what = format!("{} can stalemate in one", side.name());
+            l.legal(rules).then_some((l, what, None))
+        }
+    }
+}

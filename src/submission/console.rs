@@ -1,0 +1,241 @@
+//! Console program uploads (JHU CS220's `./chess`, CUHK CSCI1120's game):
+//! the upload is copied into a temporary directory, the staff's overlay
+//! (files a student must not change, e.g. JHU's `Piece.h` or the graders'
+//! `Mystery.h`) is copied over it, and it is built the way the course
+//! builds it: its `Makefile` (`make`), else `CMakeLists.txt` (`cmake`),
+//! else every `.cpp` with `g++` and the course's flags; `--build CMD`
+//! replaces all of that. The binary is the one the course names (`chess`).
+//! A build that fails is the student's compile error, with the compiler's
+//! message; a tool that cannot be started is a staff-side error.
+
+use super::{Build, BuildError, MAX_COMPILER_OUTPUT, run_with_timeout};
+use crate::sandbox::EngineCommand;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How a console upload is built.
+#[derive(Clone, Debug)]
+pub struct ConsoleBuild<'a> {
+    /// The binary the build must make (relative to the upload's root).
+    pub binary: &'a str,
+    /// The C++ compiler, for uploads without a Makefile or CMakeLists.txt.
+    pub compiler: &'a str,
+    /// The course's compiler flags for that case.
+    pub cxx_flags: &'a [String],
+    /// A shell command that replaces the build (run in the upload's root).
+    pub command: Option<&'a str>,
+    /// Staff files copied over the upload before building.
+    pub overlay: Option<&'a Path>,
+    pub timeout: Duration,
+}
+
+/// How the upload will be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildKind {
+    Make,
+    CMake,
+    Sources(Vec<PathBuf>),
+}
+
+/// Is `dir` a console program upload: a Makefile, a CMakeLists.txt or
+/// `.cpp` files (directly or one folder down), and no Lab 3 `ChessBoard.hh`?
+pub fn is_console_upload(dir: &Path) -> bool {
+    let has = |name: &str| {
+        walkdir::WalkDir::new(dir)
+            .max_depth(2)
+            .into_iter()
+            .filter_map(Result::ok)
+            .any(|e| e.file_name() == name)
+    };
+    !has("ChessBoard.hh") && find_root(dir).is_some()
+}
+
+/// The folder holding the build: `dir` itself, or its one subfolder that has
+/// the build files (archives often unpack into one).
+fn find_root(dir: &Path) -> Option<PathBuf> {
+    let buildable = |d: &Path| {
+        d.join("Makefile").is_file()
+            || d.join("makefile").is_file()
+            || d.join("CMakeLists.txt").is_file()
+            || cpp_files(d).is_ok_and(|f| !f.is_empty())
+    };
+    if buildable(dir) {
+        return Some(dir.to_path_buf());
+    }
+    let mut subdirs = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && buildable(p));
+    let only = subdirs.next()?;
+    subdirs.next().is_none().then_some(only)
+}
+
+fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "cpp" || x == "cc"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Copies every file of `from` into `to` (replacing), recursively.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.map_err(|e| BuildError::Io(e.to_string()))?;
+        let rel = entry.path().strip_prefix(from).expect("under the root");
+        let target = to.join(rel);
+        let io = |e: std::io::Error| BuildError::Io(format!("{}: {e}", entry.path().display()));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(io)?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds a console upload; the program is `<root>/<binary>` (or, for
+/// CMake, `<root>/build/<binary>`).
+pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError> {
+    if !dir.is_dir() {
+        return Err(BuildError::NotRecognised(format!(
+            "{} is not a folder",
+            dir.display()
+        )));
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("chessgrade-console-build-")
+        .tempdir()
+        .map_err(|e| BuildError::Io(e.to_string()))?;
+    let src = tmp.path().join("src");
+    copy_tree(dir, &src)?;
+    let root = find_root(&src).unwrap_or_else(|| src.clone());
+    if let Some(overlay) = how.overlay {
+        if !overlay.is_dir() {
+            return Err(BuildError::Io(format!(
+                "--overlay {} is not a folder",
+                overlay.display()
+            )));
+        }
+        copy_tree(overlay, &root)?;
+    }
+    let binary = root.join(how.binary);
+    // A binary uploaded with the sources is not the student's build.
+    let _ = std::fs::remove_file(&binary);
+    let (steps, program): (Vec<(String, Vec<OsString>)>, PathBuf) = match how.command {
+        Some(cmd) => (
+            vec![("sh".into(), vec!["-c".into(), cmd.into()])],
+            binary.clone(),
+        ),
+        None => match build_kind(&root)? {
+            BuildKind::Make => (vec![("make".into(), Vec::new())], binary.clone()),
+            BuildKind::CMake => (
+                vec![
+                    (
+                        "cmake".into(),
+                        vec!["-S".into(), ".".into(), "-B".into(), "build".into()],
+                    ),
+                    ("cmake".into(), vec!["--build".into(), "build".into()]),
+                ],
+                root.join("build").join(how.binary),
+            ),
+            BuildKind::Sources(files) => {
+                let mut args: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
+                args.push("-o".into());
+                args.push(binary.clone().into());
+                args.extend(files.into_iter().map(PathBuf::into_os_string));
+                (vec![(how.compiler.to_string(), args)], binary.clone())
+            }
+        },
+    };
+    for (tool, args) in steps {
+        let (ok, output) = run_with_timeout(&tool, args, &root, how.timeout)
+            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
+        if !ok {
+            return Err(BuildError::Compile(tidy(&output, &root)));
+        }
+    }
+    if !program.is_file() {
+        return Err(BuildError::Compile(format!(
+            "the build finished but made no `{}`",
+            program.strip_prefix(&root).unwrap_or(&program).display()
+        )));
+    }
+    Ok(Build {
+        command: EngineCommand {
+            program,
+            args: Vec::new(),
+        },
+        notes: Vec::new(),
+        _dir: tmp,
+    })
+}
+
+/// Which build the upload's files call for.
+pub fn build_kind(root: &Path) -> Result<BuildKind, BuildError> {
+    if root.join("Makefile").is_file() || root.join("makefile").is_file() {
+        return Ok(BuildKind::Make);
+    }
+    if root.join("CMakeLists.txt").is_file() {
+        return Ok(BuildKind::CMake);
+    }
+    let files = cpp_files(root).map_err(|e| BuildError::Io(e.to_string()))?;
+    if files.is_empty() {
+        return Err(BuildError::NotRecognised(format!(
+            "no Makefile, CMakeLists.txt or .cpp files in {}",
+            root.display()
+        )));
+    }
+    Ok(BuildKind::Sources(files))
+}
+
+/// The compiler's message, capped, with the temporary paths removed.
+fn tidy(output: &str, root: &Path) -> String {
+    let mut msg = output.replace(&format!("{}/", root.display()), "");
+    if msg.len() > MAX_COMPILER_OUTPUT {
+        let cut = (0..=MAX_COMPILER_OUTPUT)
+            .rev()
+            .find(|&i| msg.is_char_boundary(i))
+            .unwrap_or(0);
+        msg.truncate(cut);
+        msg.push_str("\n… (compiler output cut)");
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_files_pick_the_build() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(build_kind(d.path()).is_err());
+        std::fs::write(d.path().join("b.cpp"), "").unwrap();
+        std::fs::write(d.path().join("a.cpp"), "").unwrap();
+        assert_eq!(
+            build_kind(d.path()).unwrap(),
+            BuildKind::Sources(vec![d.path().join("a.cpp"), d.path().join("b.cpp")])
+        );
+        assert!(is_console_upload(d.path()));
+        std::fs::write(d.path().join("CMakeLists.txt"), "").unwrap();
+        assert_eq!(build_kind(d.path()).unwrap(), BuildKind::CMake);
+        std::fs::write(d.path().join("Makefile"), "").unwrap();
+        assert_eq!(build_kind(d.path()).unwrap(), BuildKind::Make);
+        std::fs::write(d.path().join("ChessBoard.hh"), "").unwrap();
+        assert!(!is_console_upload(d.path()));
+    }
+
+    #[test]
+    fn an_upload_folder_one_level_down_is_found() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("project")).unwrap();
+        std::fs::write(d.path().join("project/Makefile"), "").unwrap();
+        assert_eq!(find_root(d.path()), Some(d.path().join("project")));
+        assert!(is_console_upload(d.path()));
+    }
+}
