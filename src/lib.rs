@@ -7,10 +7,12 @@
 //! [`trace`] records the answers → [`compare`] diffs them against the
 //! [`snapshot`] → [`report`] prints. The binary is a thin CLI over this.
 
+pub mod class;
 pub mod compare;
 pub mod console;
 pub mod domain;
 pub mod engine;
+pub mod explain;
 pub mod r#gen;
 pub mod protocol;
 pub mod report;

@@ -120,7 +120,11 @@ fn a_broken_snapshot_fails_at_the_right_line_with_a_focused_diff() {
         "{text}"
     );
     assert!(text.contains("board before the step:"), "{text}");
-    assert!(text.contains("0 | . . . k"), "{text}");
+    // The king whose moves differ (*), the missing (+) and extra (x) targets.
+    assert!(
+        text.contains("0   .  .  . *k\n          1   . +. x.  ."),
+        "{text}"
+    );
     assert!(
         text.contains("PASS   2/2   b/other.txt"),
         "the batch goes on: {text}"

@@ -95,3 +95,31 @@ fn a_scenario_that_passes_has_nothing_to_shrink_and_bad_input_is_a_staff_error()
     let missing = chessgrade(&["shrink", "no/such/file.txt", "--engine", "/bin/cat"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+#[test]
+fn engine_is_one_argument_or_the_command_after_a_double_dash() {
+    // The engine runs in an empty temporary folder: its path is absolute.
+    let engine = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/adapters/python-engine/engine.py"
+    );
+    let scenario = "scenarios/lab3/king-safety/double_check_only_the_king_may_move.txt";
+    // The independent Python engine passes the scenario: nothing to shrink.
+    let o = chessgrade(&["shrink", scenario, "--engine", "--", "python3", engine]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nothing to shrink"));
+    let o = chessgrade(&["shrink", scenario, "--engine", &format!("python3 {engine}")]);
+    assert_eq!(o.status.code(), Some(0));
+    // The old `--engine PROG ARGS...` form is a usage error, not a guess.
+    let o = chessgrade(&["shrink", scenario, "--engine", "python3", engine]);
+    assert_eq!(o.status.code(), Some(2));
+    // A missing engine is a staff error before anything runs.
+    let o = chessgrade(&["shrink", scenario, "--engine", "./no-such-engine"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
+}

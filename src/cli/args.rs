@@ -29,6 +29,22 @@ pub struct ScenarioArgs {
     /// Scenarios run in parallel (default: the number of cores).
     #[arg(long, short, value_parser = jobs)]
     pub jobs: Option<usize>,
+    /// Run only scenarios whose name contains this text, or matches this
+    /// glob (`*`, `?`, `[..]`, `**`); repeatable: any match keeps a scenario.
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Vec<String>,
+    /// --filter matches whole scenario names only.
+    #[arg(long, requires = "filter")]
+    pub exact: bool,
+    /// Print the names of the selected scenarios and run nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// Stop starting scenarios after the first failure.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Print only failures and the summary (no progress bar, no passing lines).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Accept a selection with no scenario file (otherwise an error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,
@@ -67,12 +83,16 @@ pub struct ReferenceArgs {
 
 #[derive(Args)]
 pub struct OutputArgs {
-    /// Report format: human (terminal), json, junit, gradescope, github.
+    /// Report format: human (terminal), json, junit, gradescope, github, html.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the report to this file (the human summary still goes to stdout).
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// With --class: also write each submission's report (in --format) into
+    /// this folder, as `<submission>.<ext>`.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -179,4 +199,6 @@ pub enum Format {
     Junit,
     Gradescope,
     Github,
+    /// One self-contained HTML page (tables, board diagrams; no network).
+    Html,
 }

@@ -1,8 +1,9 @@
-//! The shape every batch command shares: discover the scenarios, run them
-//! against a subject (streaming each result to the terminal as it
-//! completes), then write the machine report. `run` and `grade` differ only
-//! in the subject they hand in (and `run` in how it reads a subject failure:
-//! see `run_batch_with`).
+//! The shape every batch command shares: discover and select the
+//! scenarios, run them against a subject (streaming each result to the
+//! terminal as it completes, under a progress bar on a terminal), then
+//! recap the failures and write the machine report. `run` and `grade`
+//! differ only in the subject they hand in (and `run` in how it reads a
+//! subject failure: see `run_batch_with`).
 //!
 //! Before a run: stale temporary snapshot files of killed runs are removed
 //! (noted), everything the folder walk skipped is noted, scenarios whose
@@ -13,28 +14,90 @@
 
 use super::args::{Format, OutputArgs, ScenarioArgs};
 use super::emit::emit;
-use chessgrade::report::{HumanReporter, Report};
+use chessgrade::report::{HumanReporter, Report, RunIdentity};
 use chessgrade::runner::{
-    self, Discovery, FailureKind, Found, ScenarioResult, SnapshotMode, Summary,
+    self, FailureKind, Found, ScenarioResult, Selection, SnapshotMode, Summary,
 };
 use chessgrade::scenario::Diagnostic;
 use chessgrade::snapshot::SnapshotStore;
 use chessgrade::subject::Subject;
-use std::io::{ErrorKind, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{ErrorKind, IsTerminal, Write};
 use std::time::Instant;
 
-/// Discovers the scenarios of a run, keeping the partition's slice.
-pub fn discover(args: &ScenarioArgs) -> Discovery {
-    let mut d = runner::walk(&args.paths, &args.root);
-    if let Some(p) = args.partition {
-        d.found = std::mem::take(&mut d.found)
+/// The scenarios a run covers, and which run that is.
+pub struct Discovered {
+    /// The selected scenarios of this slice, in discovery order.
+    pub found: Vec<Found>,
+    pub errors: Vec<Diagnostic>,
+    /// Notes on what the folder walk skipped.
+    pub skipped: Vec<String>,
+    /// The identity of the whole selected run (before partitioning).
+    pub identity: RunIdentity,
+}
+
+/// Discovers the scenarios of a run: the filters' selection, then the
+/// partition's slice of it.
+pub fn discover(args: &ScenarioArgs) -> Discovered {
+    let walked = runner::walk(&args.paths, &args.root);
+    let found = Selection::new(&args.filter, args.exact).apply(walked.found);
+    let names: Vec<String> = found.iter().map(runner::name_of).collect();
+    let identity = RunIdentity::of(&names);
+    let found = match args.partition {
+        Some(p) => found
             .into_iter()
             .enumerate()
             .filter(|(i, _)| p.contains(*i))
             .map(|(_, f)| f)
-            .collect();
+            .collect(),
+        None => found,
+    };
+    Discovered {
+        found,
+        errors: walked.errors,
+        skipped: walked.skipped,
+        identity,
     }
-    d
+}
+
+/// `--list`: the selected scenario names, one a line; nothing runs.
+pub fn list(args: &ScenarioArgs) -> u8 {
+    let d = discover(args);
+    let mut out = std::io::stdout().lock();
+    for f in &d.found {
+        if let Err(e) = writeln!(out, "{}", runner::name_of(f)) {
+            if e.kind() == ErrorKind::BrokenPipe {
+                break;
+            }
+            eprintln!("error: cannot write to stdout: {e}");
+            return 2;
+        }
+    }
+    for diag in &d.errors {
+        eprintln!("error: {diag}");
+    }
+    if d.errors.is_empty() { 0 } else { 2 }
+}
+
+/// The worker count: `--jobs`, or every core.
+pub fn jobs(args: &ScenarioArgs) -> usize {
+    args.jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// A progress bar on stderr when stdout is a terminal and not `--quiet`;
+/// hidden otherwise (so pipes and CI logs stay clean).
+pub fn progress(len: usize, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stdout().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
 }
 
 /// What runs each scenario: a subject judged on its trace (one per worker),
@@ -111,10 +174,11 @@ pub fn run_batch_with(
             removed.display()
         ));
     }
-    let Discovery {
+    let Discovered {
         mut found,
         mut errors,
         skipped,
+        identity,
     } = discover(args);
     notes.extend(skipped);
     // Two scenarios writing one snapshot would overwrite each other: run
@@ -147,19 +211,27 @@ pub fn run_batch_with(
         for note in &notes {
             eprintln!("note: {note}");
         }
-        eprintln!(
-            "error: no scenario selected: {what}{} has no *.txt scenario file (pass {fix})",
-            paths.join(", ")
-        );
+        if args.filter.is_empty() {
+            eprintln!(
+                "error: no scenario selected: {what}{} has no *.txt scenario file (pass {fix})",
+                paths.join(", ")
+            );
+        } else {
+            eprintln!(
+                "error: no scenario selected: {what}no scenario of {} matches --filter {} (pass {fix})",
+                paths.join(", "),
+                args.filter.join(", --filter ")
+            );
+        }
         return 2;
     }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = jobs(args);
     // Human lines stream to stdout unless a machine format owns stdout.
     let human = output.format == Format::Human || output.output.is_some();
     let mut terminal = Terminal {
-        reporter: HumanReporter::new(std::io::stdout().lock()),
+        reporter: HumanReporter::new(std::io::stdout().lock())
+            .timed(true)
+            .quiet(args.quiet),
         on: human,
         error: None,
     };
@@ -169,27 +241,52 @@ pub fn run_batch_with(
     for diag in &errors {
         terminal.write(|r| r.input_error(diag));
     }
+    let bar = if human {
+        progress(found.len(), args.quiet)
+    } else {
+        ProgressBar::hidden()
+    };
     // Results stream to the terminal in discovery order as they complete.
     let mut show = |r: &ScenarioResult| {
         let shown = adjust(r.clone());
-        terminal.write(|t| t.scenario(&shown));
+        bar.suspend(|| terminal.write(|t| t.scenario(&shown)));
+        bar.inc(1);
     };
     let results: Vec<ScenarioResult> = match &failed_build {
-        Some(kind) => found
-            .iter()
-            .map(|f| runner::not_run(f, kind.clone()))
-            .inspect(&mut show)
-            .collect(),
-        None => match executor {
-            Executor::Subjects(make_subject) => {
-                runner::run_all(&found, jobs, make_subject, &store, mode, show)
+        Some(kind) => {
+            let mut results = Vec::new();
+            for f in &found {
+                let r = runner::not_run(f, kind.clone());
+                show(&r);
+                let stop = args.fail_fast && r.is_failure();
+                results.push(r);
+                if stop {
+                    break;
+                }
             }
-            Executor::Each(run) => runner::run_pool(&found, jobs, &|| (), |_, f| run(f), show),
+            results
+        }
+        None => match executor {
+            Executor::Subjects(make_subject) => runner::run_all_until(
+                &found,
+                jobs,
+                make_subject,
+                &store,
+                mode,
+                args.fail_fast,
+                show,
+            ),
+            Executor::Each(run) => {
+                runner::run_pool(&found, jobs, &|| (), |_, f| run(f), args.fail_fast, show)
+            }
         },
     };
+    bar.finish_and_clear();
     let results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();
+    terminal.write(|r| r.recap(&results));
+    terminal.write(|r| r.not_run(found.len() - results.len()));
     terminal.write(|r| r.summary(&summary, started.elapsed()));
     let mut terminal_error = terminal.error.take();
     let flush = terminal.on;
@@ -208,13 +305,20 @@ pub fn run_batch_with(
     if output.format != Format::Human || output.output.is_some() {
         let partition = args.partition.map(|p| p.to_string());
         notes.extend(errors.iter().map(|d| d.to_string()));
+        if results.len() < found.len() {
+            notes.push(format!(
+                "{} scenarios not run (--fail-fast)",
+                found.len() - results.len()
+            ));
+        }
         let report = Report::new(
             subject_name,
             partition,
             started.elapsed().as_secs_f64(),
             notes,
             &results,
-        );
+        )
+        .with_run(identity);
         if let Err(e) = emit(
             &report,
             output.format,

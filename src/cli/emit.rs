@@ -8,7 +8,7 @@
 //! Every failure comes back as an error for the caller to report (exit 2).
 
 use super::args::Format;
-use chessgrade::report::{HumanReporter, Report, formats};
+use chessgrade::report::{HumanReporter, Report, formats, html};
 use chessgrade::runner::{ScenarioResult, Summary};
 use chessgrade::snapshot::write_atomic;
 use std::io::{Error, ErrorKind, Write};
@@ -29,6 +29,13 @@ pub fn emit(
         Format::Junit => formats::junit(report, &mut buf)?,
         Format::Gradescope => formats::gradescope(report, &mut buf)?,
         Format::Github => formats::github(report, &mut buf)?,
+        Format::Html => buf.extend_from_slice(
+            html::page(
+                &format!("chessgrade: {}", report.subject),
+                std::slice::from_ref(report),
+            )
+            .as_bytes(),
+        ),
         Format::Human => {
             let mut r = HumanReporter::new(&mut buf);
             for result in results {

@@ -147,7 +147,7 @@ pub fn grade(
 /// The engine's argv: `--engine "prog a b"` (split at whitespace, no
 /// shell) or `--engine -- prog a b`. The program must exist: a missing
 /// engine is a staff-side error, not every scenario failing.
-fn engine_command(one: &str, after: Vec<OsString>) -> Result<EngineCommand, String> {
+pub(super) fn engine_command(one: &str, after: Vec<OsString>) -> Result<EngineCommand, String> {
     let mut argv: Vec<OsString> = one.split_whitespace().map(OsString::from).collect();
     argv.extend(after);
     if argv.is_empty() {

@@ -1,5 +1,6 @@
 //! `chessgrade merge`: the JSON reports of a split run (`--partition`)
-//! combined into one result, in any report format.
+//! combined into one result, in any report format. The library refuses
+//! slices that are not of one run or do not cover it exactly (exit 2).
 
 use super::args::Format;
 use super::emit::{emit, write_out};
@@ -14,7 +15,7 @@ pub fn merge(paths: &[PathBuf], format: Format, output: Option<&Path>) -> u8 {
             .map_err(|e| e.to_string())
             .and_then(|t| serde_json::from_str::<Report>(&t).map_err(|e| e.to_string()));
         match parsed {
-            Ok(r) => reports.push(r),
+            Ok(r) => reports.push((p.display().to_string(), r)),
             Err(e) => {
                 eprintln!("error: {}: not a chessgrade JSON report: {e}", p.display());
                 return 2;
@@ -24,7 +25,7 @@ pub fn merge(paths: &[PathBuf], format: Format, output: Option<&Path>) -> u8 {
     let merged = match Report::merge(reports) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: cannot merge: {e}");
             return 2;
         }
     };

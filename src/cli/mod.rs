@@ -9,7 +9,10 @@
 
 mod args;
 mod batch;
+mod class;
+mod completions;
 mod emit;
+mod explain;
 mod r#gen;
 mod grade;
 mod merge;
@@ -92,8 +95,11 @@ enum Command {
         scenarios: ScenarioArgs,
         /// A submission folder: Lab 3 C++ classes (headers and .cc files, compiled with the
         /// adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK).
-        #[arg(long, conflicts_with = "engine", required_unless_present_any = ["engine", "program", "command"])]
+        #[arg(long, conflicts_with_all = ["engine", "class"], required_unless_present_any = ["engine", "program", "command", "class"])]
         submission: Option<PathBuf>,
+        /// A class: one sub-folder per Lab 3 submission (named after it), graded in parallel.
+        #[arg(long, conflicts_with_all = ["engine", "program", "build", "overlay", "console_texts"], value_name = "DIR")]
+        class: Option<PathBuf>,
         /// Any engine speaking docs/protocol.md: its command as one argument
         /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
         /// (`--engine -- ./eng --fast`).
@@ -128,6 +134,49 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Walk one scenario step by step: the source line, what was answered
+    /// against what was expected, and the boards before and after each
+    /// step with the missing (+) and extra (x) squares marked.
+    #[command(
+        after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input."
+    )]
+    Explain {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// A Lab 3 C++ submission folder to explain (default: the reference engine).
+        #[arg(long, conflicts_with = "engine")]
+        submission: Option<PathBuf>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
+        /// The C++ compiler for --submission.
+        #[arg(long, default_value = "g++")]
+        compiler: String,
+        /// Compiler flags for --submission, one string split at spaces
+        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+        #[arg(long, allow_hyphen_values = true)]
+        cflags: Option<String>,
+        /// Show only the step on this scenario line.
+        #[arg(long)]
+        line: Option<u32>,
+        /// Show every step (default: up to the first mismatch).
+        #[arg(long, conflicts_with = "line")]
+        all: bool,
+        /// Letters instead of chess symbols (the default when the locale is not UTF-8).
+        #[arg(long)]
+        ascii: bool,
+        /// Folder holding the expected answers (as for `run`).
+        #[arg(long, default_value = "snapshots")]
+        snapshots: PathBuf,
+        /// Scenario root: snapshot names are paths relative to it.
+        #[arg(long, default_value = "scenarios")]
+        root: PathBuf,
+    },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
         /// The position (standard FEN, or the same shape for other board sizes).
@@ -143,6 +192,13 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: chessgrade::engine::RuleSetId,
     },
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout: `chessgrade man > chessgrade.1`.
+    Man,
     /// Generate a suite of scenarios with their snapshots from seeded random play
     /// of the reference engine (see docs/gen.md).
     #[command(
@@ -188,10 +244,14 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// A Lab 3 C++ submission folder, compiled once with the adapter.
         #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
         submission: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: the program and its arguments
-        /// (put it last, or end its arguments with `;`).
-        #[arg(long, num_args = 1.., allow_hyphen_values = true, value_terminator = ";")]
-        engine: Option<Vec<OsString>>,
+        /// Any engine speaking docs/protocol.md: its command as one argument
+        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+        /// (`--engine -- ./eng --fast`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        engine: Option<String>,
+        /// The engine's command after `--` (with --engine).
+        #[arg(last = true, requires = "engine")]
+        command: Vec<OsString>,
         /// The C++ compiler for --submission.
         #[arg(long, default_value = "g++")]
         compiler: String,
@@ -231,6 +291,9 @@ pub fn main() -> u8 {
     let cli = Cli::parse();
     setup_color(cli.color);
     match cli.command {
+        Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
+            batch::list(&scenarios)
+        }
         Command::Run {
             scenarios,
             update,
@@ -245,6 +308,32 @@ pub fn main() -> u8 {
         } => trace::trace(&file, &reference, &input),
         Command::Grade {
             scenarios,
+            class: Some(dir),
+            compiler,
+            cflags,
+            limits,
+            output,
+            ..
+        } => class::grade_class(
+            &dir,
+            &scenarios,
+            (&compiler, cflags.as_deref()),
+            &limits,
+            &output,
+        ),
+        Command::Grade {
+            submission: Some(dir),
+            ..
+        } if chessgrade::class::looks_like_class(&dir) => {
+            eprintln!(
+                "error: {} holds several submission folders; grade them all with `--class {}`",
+                dir.display(),
+                dir.display()
+            );
+            2
+        }
+        Command::Grade {
+            scenarios,
             submission,
             engine,
             command,
@@ -256,6 +345,7 @@ pub fn main() -> u8 {
             cflags,
             limits,
             output,
+            class: None,
         } => grade::grade(
             &scenarios,
             grade::Target {
@@ -285,6 +375,7 @@ pub fn main() -> u8 {
             file,
             submission,
             engine,
+            command,
             compiler,
             limits,
             max_runs,
@@ -292,7 +383,7 @@ pub fn main() -> u8 {
         } => shrink::run(
             &file,
             submission,
-            engine,
+            (engine, command),
             &compiler,
             &limits,
             max_runs,
@@ -310,6 +401,33 @@ pub fn main() -> u8 {
             divide,
             rules,
         } => perft::perft(rules, &fen, depth, divide),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man => completions::man(),
+        Command::Explain {
+            scenario,
+            submission,
+            engine,
+            command,
+            compiler,
+            cflags,
+            line,
+            all,
+            ascii,
+            snapshots,
+            root,
+        } => explain::explain_cmd(&explain::ExplainArgs {
+            scenario,
+            submission,
+            engine,
+            command,
+            compiler,
+            cflags,
+            snapshots,
+            root,
+            line,
+            all,
+            ascii,
+        }),
     }
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 pub fn run(
     file: &Path,
     submission: Option<PathBuf>,
-    engine: Option<Vec<OsString>>,
+    (engine, command): (Option<String>, Vec<OsString>),
     compiler: &str,
     limit_args: &LimitArgs,
     max_runs: usize,
@@ -57,12 +57,13 @@ pub fn run(
                 return 2;
             }
         },
-        (None, Some(argv)) => {
-            let mut argv = argv.into_iter();
-            let program = PathBuf::from(argv.next().expect("clap requires one value"));
-            let cmd = EngineCommand {
-                program,
-                args: argv.collect(),
+        (None, Some(engine)) => {
+            let cmd = match super::grade::engine_command(&engine, command) {
+                Ok(cmd) => cmd,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
             };
             return shrink_with(&original, cmd, limits, max_runs, out, file);
         }

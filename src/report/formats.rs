@@ -189,6 +189,7 @@ mod tests {
             message: "a call did not match, at line 7".into(),
             details: "details <&> ]]> end".into(),
             elapsed_secs: 0.25,
+            boards: Vec::new(),
         };
         Report {
             chessgrade_report: REPORT_VERSION,
@@ -200,6 +201,7 @@ mod tests {
                 rec("a/x.txt", Status::Pass, None),
                 rec("a/y.txt", Status::Fail, Some(7)),
             ],
+            run: None,
         }
     }
 

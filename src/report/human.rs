@@ -1,11 +1,13 @@
-//! The terminal report: one line per scenario, details for failures, and a
+//! The terminal report: one line per scenario (with its time when asked),
+//! details for failures with board diagrams (the squares that matter
+//! marked), a recap of every failure with its one-line cause, and a
 //! summary line. Everything that came from a submission (or a file) is
 //! passed through [`sanitize::terminal`] before it reaches the terminal.
 
-use super::board::draw_board;
+use super::diagram::{Diagram, Style, failure_diagrams};
+use super::model::cause;
 use super::sanitize::terminal;
 use crate::compare::{Detail, Mismatch};
-use crate::engine::BoardText;
 use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
 use colored::Colorize;
 use std::io::{self, Write};
@@ -13,16 +15,45 @@ use std::time::Duration;
 
 pub struct HumanReporter<W: Write> {
     out: W,
+    timed: bool,
+    quiet: bool,
+    style: Style,
 }
 
 const INDENT: &str = "          ";
 
 impl<W: Write> HumanReporter<W> {
     pub fn new(out: W) -> Self {
-        HumanReporter { out }
+        HumanReporter {
+            out,
+            timed: false,
+            quiet: false,
+            style: Style::default(),
+        }
+    }
+
+    /// Shows each scenario's time on its line.
+    pub fn timed(mut self, on: bool) -> Self {
+        self.timed = on;
+        self
+    }
+
+    /// Leaves out the lines of passing scenarios.
+    pub fn quiet(mut self, on: bool) -> Self {
+        self.quiet = on;
+        self
+    }
+
+    /// How board diagrams are drawn (symbols, width).
+    pub fn style(mut self, style: Style) -> Self {
+        self.style = style;
+        self
     }
 
     pub fn scenario(&mut self, r: &ScenarioResult) -> io::Result<()> {
+        if self.quiet && !r.is_failure() {
+            return Ok(());
+        }
         let label = match &r.verdict {
             Verdict::Pass => "PASS".green().bold(),
             Verdict::Updated { was_new: true, .. } => " NEW".cyan().bold(),
@@ -32,7 +63,13 @@ impl<W: Write> HumanReporter<W> {
         };
         let points = format!("{:>3}/{:<3}", r.earned(), r.points);
         let name = r.name.display().to_string();
-        writeln!(self.out, "{label} {points} {}", terminal(&name))?;
+        let name = terminal(&name);
+        if self.timed {
+            let time = format!("[{:.3}s]", r.elapsed.as_secs_f64());
+            writeln!(self.out, "{label} {points} {name} {}", time.dimmed())?;
+        } else {
+            writeln!(self.out, "{label} {points} {name}")?;
+        }
         match &r.verdict {
             Verdict::Pass => Ok(()),
             Verdict::Fail(f) => self.failure(f),
@@ -92,16 +129,12 @@ impl<W: Write> HumanReporter<W> {
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
-            FailureKind::BoardOutOfSync { expected, actual } => {
-                self.board("expected board", Some(expected))?;
-                self.board("actual board", Some(actual))?;
-            }
             FailureKind::CompileError(msg) => self.indented(msg, "        ")?,
-            FailureKind::Subject(_) => {}
+            FailureKind::BoardOutOfSync { .. } | FailureKind::Subject(_) => {}
             FailureKind::Transcript(t) => self.transcript(t)?,
         }
-        if !f.board_before.as_str().is_empty() {
-            self.board("board before the step", Some(&f.board_before))?;
+        for diagram in failure_diagrams(f) {
+            self.diagram(&diagram)?;
         }
         if let Some(stderr) = &f.stderr {
             // The start of the debug output is enough to orient a student;
@@ -163,10 +196,21 @@ impl<W: Write> HumanReporter<W> {
                     terminal(&show(expected_result)).green(),
                     terminal(&show(actual_result)).red()
                 )?;
-                if expected_board != actual_board {
-                    let text = |b: &Option<String>| b.clone().map(BoardText);
-                    self.board("expected board after", text(expected_board).as_ref())?;
-                    self.board("actual board after", text(actual_board).as_ref())?;
+                // The boards after (when both exist and differ) are diagrams.
+                if expected_board != actual_board
+                    && (expected_board.is_none() || actual_board.is_none())
+                {
+                    let show = |b: &Option<String>| b.clone().unwrap_or_else(|| "(none)".into());
+                    writeln!(
+                        self.out,
+                        "        expected board after: {}",
+                        terminal(&show(expected_board))
+                    )?;
+                    writeln!(
+                        self.out,
+                        "        actual board after: {}",
+                        terminal(&show(actual_board))
+                    )?;
                 }
                 Ok(())
             }
@@ -193,12 +237,52 @@ impl<W: Write> HumanReporter<W> {
         Ok(())
     }
 
-    fn board(&mut self, title: &str, board: Option<&BoardText>) -> io::Result<()> {
-        writeln!(self.out, "        {title}:")?;
-        match board {
-            Some(b) => write!(self.out, "{}", terminal(&draw_board(b, INDENT))),
-            None => writeln!(self.out, "{INDENT}(none)"),
+    fn diagram(&mut self, d: &Diagram) -> io::Result<()> {
+        writeln!(self.out, "        {}:", d.title)?;
+        // The diagram escapes every square itself (its marks are colours).
+        write!(self.out, "{}", d.render(INDENT, self.style))
+    }
+
+    /// Every failure again, one line each with its cause (as nextest ends
+    /// a run), so a long batch's failures need no scrolling back.
+    pub fn recap(&mut self, results: &[ScenarioResult]) -> io::Result<()> {
+        let failed: Vec<&ScenarioResult> = results.iter().filter(|r| r.is_failure()).collect();
+        if failed.is_empty() {
+            return Ok(());
         }
+        writeln!(
+            self.out,
+            "\n{} ({}):",
+            "failures".red().bold(),
+            failed.len()
+        )?;
+        for r in failed {
+            let label = match r.verdict {
+                Verdict::InputError(_) => " ERR",
+                _ => "FAIL",
+            };
+            let name = r.name.display().to_string();
+            writeln!(
+                self.out,
+                "  {} {}: {}",
+                label.red().bold(),
+                terminal(&name),
+                terminal(&cause(r).unwrap_or_default())
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A note that `--fail-fast` left scenarios out.
+    pub fn not_run(&mut self, count: usize) -> io::Result<()> {
+        if count > 0 {
+            writeln!(
+                self.out,
+                "{} {count} scenarios not run (--fail-fast stopped at the first failure)",
+                "note:".yellow().bold()
+            )?;
+        }
+        Ok(())
     }
 
     fn indented(&mut self, text: &str, indent: &str) -> io::Result<()> {

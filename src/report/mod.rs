@@ -2,11 +2,18 @@
 //! number they print comes from the runner's results and summary.
 
 mod board;
+pub mod class;
+pub mod diagram;
 pub mod formats;
+pub mod html;
 mod human;
 mod model;
 pub mod sanitize;
 
 pub use board::draw_board;
+pub use class::ClassReport;
+pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
-pub use model::{REPORT_VERSION, Report, ScenarioRecord, Status, Totals};
+pub use model::{
+    MergeError, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status, Totals, cause,
+};

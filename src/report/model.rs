@@ -3,10 +3,19 @@
 //! that `chessgrade merge` reads back to join the slices of a split run.
 //! Building it is the one place results are turned into text; renderers
 //! only lay that text out.
+//!
+//! A report also names the run it belongs to ([`RunIdentity`]: a
+//! fingerprint of the selected scenario names, before partitioning), so
+//! `merge` can prove that its slices are of one run and cover it exactly.
+//! The field is optional in the JSON, so older reports still read (and are
+//! refused by `merge` with a clear reason).
 
 use super::HumanReporter;
+use super::diagram::{Diagram, failure_diagrams};
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
 
 /// Bumped when the JSON shape changes incompatibly.
 pub const REPORT_VERSION: u32 = 1;
@@ -22,6 +31,38 @@ pub struct Report {
     /// Remarks about the whole run (files left out of a build, ...).
     pub notes: Vec<String>,
     pub scenarios: Vec<ScenarioRecord>,
+    /// Which run this report (or slice) is part of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunIdentity>,
+}
+
+/// What makes slices "of one run": the scenarios selected before the run
+/// was partitioned.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RunIdentity {
+    /// FNV-1a (64 bit, hex) of the sorted scenario names, one per line.
+    pub fingerprint: String,
+    /// How many scenarios the whole run has (all slices together).
+    pub scenarios: usize,
+}
+
+impl RunIdentity {
+    /// The identity of a run over these scenario names (any order).
+    pub fn of<S: AsRef<str>>(names: &[S]) -> RunIdentity {
+        let mut sorted: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+        sorted.sort_unstable();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for name in &sorted {
+            for b in name.bytes().chain(std::iter::once(b'\n')) {
+                hash ^= u64::from(b);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        RunIdentity {
+            fingerprint: format!("{hash:016x}"),
+            scenarios: sorted.len(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -47,6 +88,9 @@ pub struct ScenarioRecord {
     /// The full human-readable explanation (empty on a pass).
     pub details: String,
     pub elapsed_secs: f64,
+    /// Board diagrams of the first mismatch (the HTML report draws them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boards: Vec<Diagram>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -84,7 +128,14 @@ impl Report {
             elapsed_secs,
             notes,
             scenarios: results.iter().map(ScenarioRecord::from_result).collect(),
+            run: None,
         }
+    }
+
+    /// The report, marked as part of the run `identity`.
+    pub fn with_run(mut self, identity: RunIdentity) -> Report {
+        self.run = Some(identity);
+        self
     }
 
     pub fn totals(&self) -> Totals {
@@ -101,33 +152,76 @@ impl Report {
         t
     }
 
-    /// Joins the reports of a split run: scenarios by name (a later report
-    /// wins for a name seen twice), notes without repeats, times added up.
-    pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+    /// Joins the reports of a split run, each named (its file) for the
+    /// errors: they must be of one run (same identity and subject), their
+    /// slices `K/N` must each appear once and all appear, and together they
+    /// must hold exactly the run's scenarios. Scenarios come out by name;
+    /// notes without repeats; times added up.
+    pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, MergeError> {
+        let Some((first_name, first)) = reports.first() else {
+            return Err(MergeError::Nothing);
+        };
+        let mut slices: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut count = None;
+        for (name, r) in &reports {
+            if r.chessgrade_report != REPORT_VERSION {
+                return Err(MergeError::Version {
+                    file: name.clone(),
+                    version: r.chessgrade_report,
+                });
+            }
+            let Some(run) = &r.run else {
+                return Err(MergeError::NoIdentity { file: name.clone() });
+            };
+            if Some(run) != first.run.as_ref() || r.subject != first.subject {
+                return Err(MergeError::DifferentRuns {
+                    first: first_name.clone(),
+                    other: name.clone(),
+                });
+            }
+            let (k, n) = match &r.partition {
+                Some(p) => parse_slice(p).ok_or_else(|| MergeError::BadPartition {
+                    file: name.clone(),
+                    partition: p.clone(),
+                })?,
+                None => (1, 1),
+            };
+            if *count.get_or_insert(n) != n {
+                return Err(MergeError::DifferentSplits {
+                    first: first_name.clone(),
+                    other: name.clone(),
+                });
+            }
+            slices.entry(k).or_default().push(name.clone());
+        }
+        let n = count.unwrap_or(1);
+        let duplicates: Vec<(String, Vec<String>)> = slices
+            .iter()
+            .filter(|(_, files)| files.len() > 1)
+            .map(|(k, files)| (format!("slice:{k}/{n}"), files.clone()))
+            .collect();
+        if !duplicates.is_empty() {
+            return Err(MergeError::DuplicateSlices(duplicates));
+        }
+        let missing: Vec<String> = (1..=n)
+            .filter(|k| !slices.contains_key(k))
+            .map(|k| format!("slice:{k}/{n}"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(MergeError::MissingSlices(missing));
+        }
+        let identity = first.run.clone().expect("checked above");
         let mut merged = Report {
             chessgrade_report: REPORT_VERSION,
-            subject: String::new(),
+            subject: first.subject.clone(),
             partition: None,
             elapsed_secs: 0.0,
             notes: Vec::new(),
             scenarios: Vec::new(),
+            run: Some(identity.clone()),
         };
-        let mut by_name = std::collections::BTreeMap::new();
-        for r in reports {
-            if r.chessgrade_report != REPORT_VERSION {
-                return Err(format!(
-                    "unsupported report version {}",
-                    r.chessgrade_report
-                ));
-            }
-            if merged.subject.is_empty() {
-                merged.subject = r.subject.clone();
-            } else if merged.subject != r.subject {
-                return Err(format!(
-                    "reports grade different subjects: `{}` and `{}`",
-                    merged.subject, r.subject
-                ));
-            }
+        let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
+        for (file, r) in reports {
             merged.elapsed_secs += r.elapsed_secs;
             for n in r.notes {
                 if !merged.notes.contains(&n) {
@@ -135,63 +229,178 @@ impl Report {
                 }
             }
             for s in r.scenarios {
-                by_name.insert(s.name.clone(), s);
+                if let Some((other, _)) = by_name.get(&s.name) {
+                    return Err(MergeError::DuplicateScenario {
+                        name: s.name,
+                        files: [other.clone(), file],
+                    });
+                }
+                by_name.insert(s.name.clone(), (file.clone(), s));
             }
         }
-        merged.scenarios = by_name.into_values().collect();
+        let names: Vec<&String> = by_name.keys().collect();
+        let covered = RunIdentity::of(&names);
+        if covered != identity {
+            return Err(MergeError::Coverage {
+                expected: identity.scenarios,
+                found: covered.scenarios,
+            });
+        }
+        merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
         Ok(merged)
+    }
+}
+
+/// `slice:K/N` → (K, N).
+fn parse_slice(p: &str) -> Option<(usize, usize)> {
+    let (k, n) = p.strip_prefix("slice:")?.split_once('/')?;
+    let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+    (1..=n).contains(&k).then_some((k, n))
+}
+
+/// Why reports cannot be merged into one honest result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MergeError {
+    Nothing,
+    Version {
+        file: String,
+        version: u32,
+    },
+    NoIdentity {
+        file: String,
+    },
+    DifferentRuns {
+        first: String,
+        other: String,
+    },
+    BadPartition {
+        file: String,
+        partition: String,
+    },
+    DifferentSplits {
+        first: String,
+        other: String,
+    },
+    /// Each slice with the files that hold it.
+    DuplicateSlices(Vec<(String, Vec<String>)>),
+    MissingSlices(Vec<String>),
+    DuplicateScenario {
+        name: String,
+        files: [String; 2],
+    },
+    Coverage {
+        expected: usize,
+        found: usize,
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MergeError::Nothing => write!(f, "no reports to merge"),
+            MergeError::Version { file, version } => {
+                write!(f, "{file}: unsupported report version {version}")
+            }
+            MergeError::NoIdentity { file } => write!(
+                f,
+                "{file}: the report does not say which run it belongs to (written by an older chessgrade?); rerun that slice"
+            ),
+            MergeError::DifferentRuns { first, other } => write!(
+                f,
+                "{first} and {other} are not slices of one run (different scenarios or subject)"
+            ),
+            MergeError::BadPartition { file, partition } => {
+                write!(f, "{file}: unreadable partition `{partition}`")
+            }
+            MergeError::DifferentSplits { first, other } => write!(
+                f,
+                "{first} and {other} split the run into different numbers of slices"
+            ),
+            MergeError::DuplicateSlices(d) => {
+                let list: Vec<String> = d
+                    .iter()
+                    .map(|(slice, files)| format!("{slice} in {}", files.join(" and ")))
+                    .collect();
+                write!(f, "duplicate slices: {}", list.join("; "))
+            }
+            MergeError::MissingSlices(m) => write!(f, "missing slices: {}", m.join(", ")),
+            MergeError::DuplicateScenario { name, files } => write!(
+                f,
+                "scenario {name} is in both {} and {}",
+                files[0], files[1]
+            ),
+            MergeError::Coverage { expected, found } => write!(
+                f,
+                "the slices hold {found} of the run's {expected} scenarios (a slice stopped early, e.g. --fail-fast?)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// A failure's one-line cause (what the recap and the `message` field
+/// say); `None` for a result that is not a failure.
+pub fn cause(r: &ScenarioResult) -> Option<String> {
+    r.is_failure().then(|| status_of(r).4)
+}
+
+type Described = (Status, Option<String>, Option<u32>, Option<String>, String);
+
+/// Status, class, line, step source and one-line message of a result.
+fn status_of(r: &ScenarioResult) -> Described {
+    match &r.verdict {
+        Verdict::Pass => (Status::Pass, None, None, None, String::new()),
+        Verdict::Updated { path, .. } => (
+            Status::Updated,
+            None,
+            None,
+            None,
+            format!("wrote {}", path.display()),
+        ),
+        Verdict::NoSnapshot => (
+            Status::Fail,
+            Some("no_snapshot".to_string()),
+            None,
+            None,
+            "no snapshot to compare with".to_string(),
+        ),
+        Verdict::InputError(d) => (
+            Status::Error,
+            Some("input_error".to_string()),
+            (d.line > 0).then_some(d.line as u32),
+            None,
+            d.to_string().lines().next().unwrap_or_default().to_string(),
+        ),
+        Verdict::Fail(f) => {
+            let what = match &f.kind {
+                FailureKind::WrongAnswer(_) => {
+                    "a call did not match the expected answer".to_string()
+                }
+                FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
+                FailureKind::Subject(e) => e.to_string(),
+                FailureKind::CompileError(_) => "compile error".to_string(),
+                FailureKind::Transcript(t) => t.problem.to_string(),
+            };
+            let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
+            let step = f
+                .step_source
+                .as_deref()
+                .map_or(String::new(), |s| format!(": {s}"));
+            (
+                Status::Fail,
+                Some(f.kind.class().to_string()),
+                f.line,
+                f.step_source.clone(),
+                format!("{what}{at}{step}"),
+            )
+        }
     }
 }
 
 impl ScenarioRecord {
     fn from_result(r: &ScenarioResult) -> ScenarioRecord {
-        let (status, class, line, step, message) = match &r.verdict {
-            Verdict::Pass => (Status::Pass, None, None, None, String::new()),
-            Verdict::Updated { path, .. } => (
-                Status::Updated,
-                None,
-                None,
-                None,
-                format!("wrote {}", path.display()),
-            ),
-            Verdict::NoSnapshot => (
-                Status::Fail,
-                Some("no_snapshot".to_string()),
-                None,
-                None,
-                "no snapshot to compare with".to_string(),
-            ),
-            Verdict::InputError(d) => (
-                Status::Error,
-                Some("input_error".to_string()),
-                (d.line > 0).then_some(d.line as u32),
-                None,
-                d.to_string().lines().next().unwrap_or_default().to_string(),
-            ),
-            Verdict::Fail(f) => {
-                let what = match &f.kind {
-                    FailureKind::WrongAnswer(_) => {
-                        "a call did not match the expected answer".to_string()
-                    }
-                    FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
-                    FailureKind::Subject(e) => e.to_string(),
-                    FailureKind::CompileError(_) => "compile error".to_string(),
-                    FailureKind::Transcript(t) => t.problem.to_string(),
-                };
-                let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
-                let step = f
-                    .step_source
-                    .as_deref()
-                    .map_or(String::new(), |s| format!(": {s}"));
-                (
-                    Status::Fail,
-                    Some(f.kind.class().to_string()),
-                    f.line,
-                    f.step_source.clone(),
-                    format!("{what}{at}{step}"),
-                )
-            }
-        };
+        let (status, class, line, step, message) = status_of(r);
         let details = if status == Status::Pass {
             String::new()
         } else {
@@ -210,6 +419,10 @@ impl ScenarioRecord {
             message,
             details,
             elapsed_secs: r.elapsed.as_secs_f64(),
+            boards: match &r.verdict {
+                Verdict::Fail(f) => failure_diagrams(f),
+                _ => Vec::new(),
+            },
         }
     }
 }
@@ -258,28 +471,40 @@ mod tests {
             message: String::new(),
             details: String::new(),
             elapsed_secs: 0.5,
+            boards: Vec::new(),
         }
     }
 
-    fn report(scenarios: Vec<ScenarioRecord>) -> Report {
-        Report {
+    /// Slice `k` of 2 of a run over a.txt, b.txt, d.txt.
+    fn slice(k: usize, scenarios: Vec<ScenarioRecord>) -> (String, Report) {
+        let r = Report {
             chessgrade_report: REPORT_VERSION,
             subject: "engine".into(),
-            partition: None,
+            partition: Some(format!("slice:{k}/2")),
             elapsed_secs: 1.0,
             notes: vec!["n".into()],
             scenarios,
-        }
+            run: Some(RunIdentity::of(&["d.txt", "a.txt", "b.txt"])),
+        };
+        (format!("s{k}.json"), r)
+    }
+
+    fn both() -> Vec<(String, Report)> {
+        vec![
+            slice(
+                1,
+                vec![
+                    record("b.txt", Status::Pass, 2),
+                    record("d.txt", Status::Fail, 1),
+                ],
+            ),
+            slice(2, vec![record("a.txt", Status::Pass, 3)]),
+        ]
     }
 
     #[test]
-    fn merging_slices_sorts_dedupes_and_totals() {
-        let a = report(vec![
-            record("b.txt", Status::Pass, 2),
-            record("d.txt", Status::Fail, 1),
-        ]);
-        let b = report(vec![record("a.txt", Status::Pass, 3)]);
-        let m = Report::merge(vec![a, b]).unwrap();
+    fn merging_slices_sorts_and_totals() {
+        let m = Report::merge(both()).unwrap();
         let names: Vec<_> = m.scenarios.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, vec!["a.txt", "b.txt", "d.txt"]);
         assert_eq!(m.notes, vec!["n".to_string()]);
@@ -289,19 +514,91 @@ mod tests {
     }
 
     #[test]
-    fn reports_of_different_subjects_do_not_merge() {
-        let a = report(vec![]);
-        let mut b = report(vec![]);
-        b.subject = "other".into();
-        assert!(Report::merge(vec![a, b]).is_err());
+    fn a_missing_slice_is_named() {
+        let mut reports = both();
+        reports.pop();
+        assert_eq!(
+            Report::merge(reports).unwrap_err().to_string(),
+            "missing slices: slice:2/2"
+        );
     }
 
     #[test]
-    fn json_round_trips() {
-        let r = report(vec![record("a.txt", Status::Fail, 1)]);
+    fn a_duplicate_slice_names_both_files() {
+        let mut reports = both();
+        let mut again = reports[1].clone();
+        again.0 = "copy.json".into();
+        reports.push(again);
+        assert_eq!(
+            Report::merge(reports).unwrap_err().to_string(),
+            "duplicate slices: slice:2/2 in s2.json and copy.json"
+        );
+    }
+
+    #[test]
+    fn slices_of_different_runs_or_subjects_do_not_merge() {
+        let mut reports = both();
+        reports[1].1.run = Some(RunIdentity::of(&["a.txt"]));
+        assert!(matches!(
+            Report::merge(reports),
+            Err(MergeError::DifferentRuns { .. })
+        ));
+        let mut reports = both();
+        reports[1].1.subject = "other".into();
+        assert!(matches!(
+            Report::merge(reports),
+            Err(MergeError::DifferentRuns { .. })
+        ));
+        let mut reports = both();
+        reports[1].1.run = None;
+        assert_eq!(
+            Report::merge(reports).unwrap_err(),
+            MergeError::NoIdentity {
+                file: "s2.json".into()
+            }
+        );
+    }
+
+    #[test]
+    fn slices_that_do_not_hold_the_whole_run_do_not_merge() {
+        let mut reports = both();
+        reports[1].1.scenarios.clear();
+        assert_eq!(
+            Report::merge(reports).unwrap_err(),
+            MergeError::Coverage {
+                expected: 3,
+                found: 2
+            }
+        );
+        let mut reports = both();
+        reports[1]
+            .1
+            .scenarios
+            .push(record("b.txt", Status::Pass, 2));
+        assert!(matches!(
+            Report::merge(reports),
+            Err(MergeError::DuplicateScenario { .. })
+        ));
+    }
+
+    #[test]
+    fn identity_ignores_order_and_sees_names() {
+        assert_eq!(RunIdentity::of(&["a", "b"]), RunIdentity::of(&["b", "a"]));
+        assert_ne!(RunIdentity::of(&["a", "b"]), RunIdentity::of(&["a", "c"]));
+        assert_ne!(RunIdentity::of(&["ab"]), RunIdentity::of(&["a", "b"]));
+    }
+
+    #[test]
+    fn json_round_trips_and_old_reports_still_read() {
+        let r = slice(1, vec![record("a.txt", Status::Fail, 1)]).1;
         let text = serde_json::to_string(&r).unwrap();
         assert!(text.contains("\"status\":\"fail\""));
+        assert!(text.contains("\"fingerprint\""));
         assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), r);
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("run");
+        let old: Report = serde_json::from_value(old).unwrap();
+        assert_eq!(old.run, None);
     }
 
     #[test]

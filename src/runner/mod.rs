@@ -7,12 +7,14 @@ mod execute;
 mod judge;
 mod partition;
 mod pool;
+mod select;
 
 pub use discover::{Discovery, Found, discover, walk};
 pub use execute::{Execution, StepFailure, execute};
 pub use judge::{as_reference_result, expected_boards};
 pub use partition::Partition;
-pub use pool::{run_all, run_pool};
+pub use pool::{run_all, run_all_until, run_pool};
+pub use select::{Selection, name_of};
 
 use crate::compare::Mismatch;
 use crate::engine::BoardText;
@@ -53,6 +55,15 @@ impl ScenarioResult {
             Verdict::Pass | Verdict::Updated { .. } => self.points,
             _ => 0,
         }
+    }
+
+    /// Whether this result counts against the run (a failure, a missing
+    /// snapshot, unreadable input): what `--fail-fast` stops on.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self.verdict,
+            Verdict::Fail(_) | Verdict::NoSnapshot | Verdict::InputError(_)
+        )
     }
 }
 

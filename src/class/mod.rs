@@ -1,0 +1,253 @@
+//! Class mode: grade every submission of a class folder (one sub-folder
+//! per student, named after it) against one set of scenarios. Submissions
+//! are graded in parallel within one job budget; each one's build and run
+//! is isolated, so a submission that does not compile, crashes or lacks its
+//! files scores 0 with its reason and never stops the class. Only a problem
+//! on the staff side (the compiler cannot start) is reported as such.
+//!
+//! This module computes; the per-submission [`Report`]s and the class
+//! table are rendered by `report`.
+
+use crate::report::{Report, RunIdentity};
+use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
+use crate::snapshot::SnapshotStore;
+use crate::subject::{Limits, ProcessSubject, Subject};
+use crate::submission::{self, BuildError, CppOptions};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// One student's folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The folder's name: the submission's name in every report.
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+/// The sub-folders of a class folder, sorted by name (hidden ones skipped).
+pub fn members(class_dir: &Path) -> Result<Vec<Member>, String> {
+    let entries = std::fs::read_dir(class_dir)
+        .map_err(|e| format!("{}: cannot read the class folder: {e}", class_dir.display()))?;
+    let mut out: Vec<Member> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (!name.starts_with('.')).then(|| Member {
+                name,
+                dir: e.path(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    if out.is_empty() {
+        return Err(format!(
+            "{}: no submission folders in the class folder",
+            class_dir.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// Whether `dir` looks like a class (a folder of submission folders)
+/// rather than one submission: no sources of its own, and two or more
+/// sub-folders holding C++ sources.
+pub fn looks_like_class(dir: &Path) -> bool {
+    let is_source = |p: &Path| {
+        p.extension()
+            .is_some_and(|x| ["cc", "cpp", "hh", "h", "hpp"].iter().any(|e| x == *e))
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut with_sources = 0;
+    for e in entries.filter_map(Result::ok) {
+        let p = e.path();
+        // A source or build file of its own: one submission (e.g. a
+        // console upload with its sources in sub-folders).
+        let build_file = p
+            .file_name()
+            .is_some_and(|n| n == "Makefile" || n == "makefile" || n == "CMakeLists.txt");
+        if p.is_file() && (is_source(&p) || build_file) {
+            return false;
+        }
+        if p.is_dir()
+            && walkdir::WalkDir::new(&p)
+                .max_depth(2)
+                .into_iter()
+                .filter_map(Result::ok)
+                .any(|f| f.file_type().is_file() && is_source(f.path()))
+        {
+            with_sources += 1;
+        }
+    }
+    with_sources >= 2
+}
+
+/// How to grade each member.
+#[derive(Clone, Debug)]
+pub struct ClassOptions {
+    /// How each member is compiled (compiler, flags, build timeout).
+    pub cpp: CppOptions,
+    pub limits: Limits,
+    /// The whole class's job budget (builds and scenario runs).
+    pub jobs: usize,
+    pub mode: SnapshotMode,
+}
+
+/// One member, graded.
+#[derive(Debug)]
+pub struct Graded {
+    pub member: Member,
+    /// Notes from the build (files left out, ...).
+    pub notes: Vec<String>,
+    pub results: Vec<ScenarioResult>,
+    /// A staff-side problem (the build could not even start).
+    pub staff_error: Option<String>,
+    pub elapsed: Duration,
+}
+
+impl Graded {
+    /// The member's report, part of the run `identity`.
+    pub fn report(&self, identity: &RunIdentity) -> Report {
+        let mut notes = self.notes.clone();
+        notes.extend(self.staff_error.iter().cloned());
+        Report::new(
+            self.member.name.clone(),
+            None,
+            self.elapsed.as_secs_f64(),
+            notes,
+            &self.results,
+        )
+        .with_run(identity.clone())
+    }
+}
+
+/// Grades every member against `found`, `opts.jobs` at a time in all:
+/// up to that many members at once, each with its share of the budget.
+/// `on_done` sees each member as it finishes (any order); the result is in
+/// member order.
+pub fn grade_class(
+    members: &[Member],
+    found: &[Found],
+    store: &SnapshotStore,
+    opts: &ClassOptions,
+    on_done: &(dyn Fn(&Graded) + Sync),
+) -> Vec<Graded> {
+    let jobs = opts.jobs.max(1);
+    let workers = jobs.min(members.len()).max(1);
+    let per_member = (jobs / workers).max(1);
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Graded>>> = Mutex::new((0..members.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(m) = members.get(i) else { break };
+                    let g = grade_one(m, found, store, opts, per_member);
+                    on_done(&g);
+                    done.lock().expect("no worker panics holding it")[i] = Some(g);
+                }
+            });
+        }
+    });
+    done.into_inner()
+        .expect("no worker panics holding it")
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Builds and grades one member; whatever goes wrong is its result.
+pub fn grade_one(
+    m: &Member,
+    found: &[Found],
+    store: &SnapshotStore,
+    opts: &ClassOptions,
+    jobs: usize,
+) -> Graded {
+    let started = Instant::now();
+    let fail_all = |kind: FailureKind| -> Vec<ScenarioResult> {
+        found
+            .iter()
+            .map(|f| runner::not_run(f, kind.clone()))
+            .collect()
+    };
+    let (notes, results, staff_error) = match submission::build_cpp(&m.dir, &opts.cpp) {
+        Ok(build) => {
+            let limits = opts.limits.clone();
+            let command = build.command.clone();
+            let make = move || -> Box<dyn Subject> {
+                Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+            };
+            let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
+            (build.notes.clone(), results, None)
+        }
+        Err(BuildError::Compile(msg)) => {
+            (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
+        }
+        // Missing or unrecognisable files are the student's problem.
+        Err(e @ BuildError::NotRecognised(_)) => (
+            vec![e.to_string()],
+            fail_all(FailureKind::CompileError(e.to_string())),
+            None,
+        ),
+        Err(e @ BuildError::Io(_)) => (
+            Vec::new(),
+            fail_all(FailureKind::CompileError(e.to_string())),
+            Some(e.to_string()),
+        ),
+    };
+    Graded {
+        member: m.clone(),
+        notes,
+        results,
+        staff_error,
+        elapsed: started.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_the_sorted_visible_subfolders() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["bob", "alice", ".git"] {
+            std::fs::create_dir(dir.path().join(name)).unwrap();
+        }
+        std::fs::write(dir.path().join("grades.csv"), "").unwrap();
+        let names: Vec<String> = members(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(names, ["alice", "bob"]);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(
+            members(empty.path())
+                .unwrap_err()
+                .contains("no submission folders")
+        );
+    }
+
+    #[test]
+    fn a_folder_of_submissions_looks_like_a_class_and_one_submission_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "b"] {
+            std::fs::create_dir_all(dir.path().join(name)).unwrap();
+            std::fs::write(dir.path().join(name).join("ChessBoard.hh"), "").unwrap();
+        }
+        assert!(looks_like_class(dir.path()));
+        assert!(!looks_like_class(&dir.path().join("a")));
+        // One unpacked archive folder is one submission.
+        let one = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(one.path().join("upload")).unwrap();
+        std::fs::write(one.path().join("upload/ChessBoard.hh"), "").unwrap();
+        assert!(!looks_like_class(one.path()));
+    }
+}

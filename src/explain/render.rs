@@ -1,0 +1,195 @@
+//! Drawing an [`Explanation`] for a terminal: per step, the source line
+//! with a caret under the step, the verdict, and board diagrams (before
+//! and after; one board when the step leaves it unchanged) with the
+//! squares that matter marked, in the scenario's own coordinates.
+
+use super::{Explanation, StepVerdict, StepView};
+use crate::report::{Coords, Diagram, Style};
+use colored::Colorize;
+use std::fmt::Write;
+
+/// What to show and how.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderOptions {
+    pub style: Style,
+    /// Only the step on this scenario line.
+    pub line: Option<u32>,
+    /// Every step, not only those up to the first mismatch.
+    pub all: bool,
+}
+
+const IND: &str = "    ";
+
+/// The explanation as text. `Err` names a `--line` that holds no step.
+pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, String> {
+    let coords = Coords::of(e.rules);
+    let mut out = String::new();
+    let steps: Vec<&StepView> = match opts.line {
+        Some(n) => {
+            let step = e.steps.iter().find(|s| s.line == n).ok_or_else(|| {
+                let lines: Vec<String> = e.steps.iter().map(|s| s.line.to_string()).collect();
+                format!(
+                    "line {n} holds no step (steps are on lines {})",
+                    lines.join(", ")
+                )
+            })?;
+            vec![step]
+        }
+        None => {
+            let _ = writeln!(out, "{}", "board after the setup:".bold());
+            if e.initial.as_str().is_empty() {
+                let _ = writeln!(out, "{IND}(none: the subject failed during the setup)");
+            } else {
+                out.push_str(&Diagram::new("setup", &e.initial, coords).render(IND, opts.style));
+            }
+            if let Some(f) = e.failure.as_ref().filter(|f| f.line.is_none()) {
+                let _ = writeln!(out, "{IND}{}", f.error.to_string().red());
+            }
+            let upto = match (opts.all, e.first_mismatch()) {
+                (false, Some(m)) => m.line,
+                _ => u32::MAX,
+            };
+            e.steps.iter().filter(|s| s.line <= upto).collect()
+        }
+    };
+    for s in &steps {
+        step(&mut out, s, coords, opts.style);
+    }
+    if opts.line.is_none() && !opts.all {
+        let later = e
+            .steps
+            .iter()
+            .filter(|s| e.first_mismatch().is_some_and(|m| s.line > m.line))
+            .count();
+        if later > 0 {
+            let _ = writeln!(
+                out,
+                "\n({later} later steps not shown; --all shows every step, --line N one step)"
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        match e.first_mismatch() {
+            Some(m) => format!("first mismatch at line {}", m.line).red().bold(),
+            None => "every step matches".green().bold(),
+        }
+    );
+    Ok(out)
+}
+
+fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
+    let text = s.source.trim();
+    let verdict = match &s.verdict {
+        StepVerdict::Match => "ok".green().bold().to_string(),
+        StepVerdict::Scan { missing, extra } => format!(
+            "{}: {} missing, {} extra",
+            "MISMATCH".red().bold(),
+            missing.len(),
+            extra.len()
+        ),
+        StepVerdict::Differs { .. } => "MISMATCH".red().bold().to_string(),
+        StepVerdict::Failed(why) => format!("{}: {why}", "FAILED".red().bold()),
+    };
+    let _ = writeln!(out, "\n{} {verdict}", format!("line {}:", s.line).bold());
+    // The source line with a caret under the step.
+    let num = s.line.to_string();
+    let start = s.source.len() - s.source.trim_start().len();
+    let _ = writeln!(out, "{IND}{num} | {}", s.source.trim_end());
+    let _ = writeln!(
+        out,
+        "{IND}{} | {}{}",
+        " ".repeat(num.len()),
+        " ".repeat(s.source[..start].chars().count()),
+        "^".repeat(text.chars().count().max(1)).yellow()
+    );
+    let rows = s.before.rows().count();
+    let name = |item: &str| translate(item, coords, rows);
+    match &s.verdict {
+        StepVerdict::Match => {
+            if let Some(h) = &s.actual_header {
+                let _ = writeln!(out, "{IND}answered: {}", result_of(h));
+            }
+        }
+        StepVerdict::Scan { missing, extra } => {
+            for (title, items) in [
+                ("missing (expected, not answered)", missing),
+                ("extra (answered, not expected)", extra),
+            ] {
+                if !items.is_empty() {
+                    let list: Vec<String> = items.iter().map(|i| name(i)).collect();
+                    let _ = writeln!(out, "{IND}{title}: {}", list.join(", "));
+                }
+            }
+        }
+        StepVerdict::Differs { expected, actual } => {
+            let _ = writeln!(out, "{IND}expected:");
+            for l in expected {
+                let _ = writeln!(out, "{IND}  {}", l.trim().green());
+            }
+            let _ = writeln!(out, "{IND}answered:");
+            for l in actual {
+                let _ = writeln!(out, "{IND}  {}", l.trim().red());
+            }
+        }
+        StepVerdict::Failed(_) => {}
+    }
+    // Boards.
+    let before = Diagram::new("board before", &s.before, coords);
+    let before = match &s.verdict {
+        StepVerdict::Scan { missing, extra } => before.with_scan_items(missing, extra),
+        _ => before,
+    };
+    match &s.after {
+        Some(after) if *after == s.before => {
+            let _ = writeln!(out, "{IND}board (unchanged by the step):");
+            out.push_str(&before.render(IND, style));
+        }
+        Some(after) => {
+            let _ = writeln!(out, "{IND}board before:");
+            out.push_str(&before.render(IND, style));
+            let mut d = Diagram::new("board after", after, coords);
+            if let Some(exp) = s.expected_after.as_ref().filter(|e| *e != after) {
+                let _ = writeln!(out, "{IND}expected board after:");
+                out.push_str(&Diagram::new("expected", exp, coords).render(IND, style));
+                d = d.with_differences(exp);
+                let _ = writeln!(out, "{IND}board after (answered):");
+            } else {
+                let _ = writeln!(out, "{IND}board after:");
+            }
+            out.push_str(&d.render(IND, style));
+        }
+        None => {
+            let _ = writeln!(out, "{IND}board before:");
+            out.push_str(&before.render(IND, style));
+        }
+    }
+}
+
+/// The result part of a header: `L13 movePiece 4 4 2 4 = 1` → `= 1`.
+fn result_of(header: &str) -> String {
+    match header.split_once(" = ") {
+        Some((_, r)) => format!("= {r}"),
+        None => "(listed items as expected)".to_string(),
+    }
+}
+
+/// A scan item with its squares named in the scenario's notation:
+/// `V 6 4 4 4` → `V 6 4 4 4 (e2-e4)` for standard rules.
+fn translate(item: &str, coords: Coords, rows: usize) -> String {
+    if coords == Coords::Numbers {
+        return item.to_string();
+    }
+    let nums: Vec<usize> = item
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let sq = |r: usize, c: usize| coords.square(r, c, rows);
+    match nums.as_slice() {
+        [r1, c1, r2, c2] => format!("{item} ({}-{})", sq(*r1, *c1), sq(*r2, *c2)),
+        [r, c] => format!("{item} ({})", sq(*r, *c)),
+        _ => item.to_string(),
+    }
+}

@@ -1,0 +1,522 @@
+//! Board diagrams for people: a board with some squares marked (the moves
+//! a submission missed or invented, the squares it wrongly (not) called
+//! threatened, the squares where two boards differ), labelled in the
+//! scenario's own coordinates, cropped to a width around the squares that
+//! matter. One [`Diagram`] value feeds both the terminal (Unicode or ASCII,
+//! colour plus a symbol per mark so it reads without colour) and the HTML
+//! report, so the two always show the same thing.
+
+use crate::engine::{BoardText, RuleSetId, file_name};
+use colored::Colorize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How squares are named along the edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Coords {
+    /// Lab 3: row and column numbers, row 0 on top (as the trace's items).
+    Numbers,
+    /// Standard chess (UCI): files `a`.., ranks counted from the bottom.
+    Files,
+    /// JHU: files `A`.., ranks counted from the bottom.
+    UpperFiles,
+    /// CUHK: files `A`.., row 1 on top.
+    UpperFilesTopDown,
+}
+
+impl Coords {
+    /// The coordinates a rule set's users read.
+    pub fn of(rules: RuleSetId) -> Coords {
+        match rules {
+            RuleSetId::Lab3 => Coords::Numbers,
+            RuleSetId::Standard => Coords::Files,
+            RuleSetId::Jhu => Coords::UpperFiles,
+            RuleSetId::Cuhk => Coords::UpperFilesTopDown,
+        }
+    }
+
+    /// A square's name in these coordinates (`e4`, `E4`, or `4 4` for numbers).
+    pub fn square(self, row: usize, col: usize, rows: usize) -> String {
+        match self {
+            Coords::Numbers => format!("{row} {col}"),
+            _ => format!("{}{}", self.col_label(col), self.row_label(row, rows)),
+        }
+    }
+
+    fn col_label(self, col: usize) -> String {
+        match self {
+            Coords::Numbers => col.to_string(),
+            Coords::Files => file_name(col as u16),
+            Coords::UpperFiles | Coords::UpperFilesTopDown => {
+                file_name(col as u16).to_ascii_uppercase()
+            }
+        }
+    }
+
+    fn row_label(self, row: usize, rows: usize) -> String {
+        match self {
+            Coords::Numbers => row.to_string(),
+            Coords::Files | Coords::UpperFiles => (rows - row).to_string(),
+            Coords::UpperFilesTopDown => (row + 1).to_string(),
+        }
+    }
+}
+
+/// Why a square is marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// A piece whose answers differ (the origin of missing or extra moves).
+    From,
+    /// Expected but not answered: a move's target, or a threatened square.
+    Missing,
+    /// Answered but not expected.
+    Extra,
+    /// The square differs from the expected board.
+    Differs,
+}
+
+impl Mark {
+    /// The symbol drawn beside the piece, readable without colour.
+    pub fn symbol(self) -> char {
+        match self {
+            Mark::From => '*',
+            Mark::Missing => '+',
+            Mark::Extra => 'x',
+            Mark::Differs => '!',
+        }
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Mark::From => "piece whose answers differ",
+            Mark::Missing => "expected, not answered",
+            Mark::Extra => "answered, not expected",
+            Mark::Differs => "differs from the expected board",
+        }
+    }
+
+    /// Short name used as a CSS class in the HTML report.
+    pub fn class(self) -> &'static str {
+        match self {
+            Mark::From => "from",
+            Mark::Missing => "missing",
+            Mark::Extra => "extra",
+            Mark::Differs => "differs",
+        }
+    }
+}
+
+/// A board with marked squares, ready to draw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagram {
+    pub title: String,
+    /// The board as in traces: rows top first, joined by `/`.
+    pub board: String,
+    pub coords: Coords,
+    /// Marked squares as `[row, col]` (row 0 on top), each with its mark.
+    /// A square both missing and extra (never happens in a scan) keeps
+    /// the later mark.
+    pub marks: Vec<([usize; 2], Mark)>,
+}
+
+/// How to draw a diagram on a terminal.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    /// Chess symbols (♔ ♟ ·) instead of letters.
+    pub unicode: bool,
+    /// Columns available for the whole line, indent included.
+    pub width: usize,
+    /// Rows shown at most (taller boards are cropped around the marks).
+    pub max_rows: usize,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            unicode: false,
+            width: 100,
+            max_rows: 32,
+        }
+    }
+}
+
+impl Diagram {
+    pub fn new(title: impl Into<String>, board: &BoardText, coords: Coords) -> Diagram {
+        Diagram {
+            title: title.into(),
+            board: board.as_str().to_string(),
+            coords,
+            marks: Vec::new(),
+        }
+    }
+
+    /// Marks the origin (`*`) and target of scan items that are missing
+    /// (`+`) or extra (`x`): `V r1 c1 r2 c2` marks its target and origin,
+    /// `T r c` its square. Items of other shapes are ignored.
+    pub fn with_scan_items(mut self, missing: &[String], extra: &[String]) -> Diagram {
+        for (items, mark) in [(missing, Mark::Missing), (extra, Mark::Extra)] {
+            for item in items {
+                let nums: Vec<usize> = item
+                    .split_whitespace()
+                    .skip(1)
+                    .filter_map(|n| n.parse().ok())
+                    .collect();
+                match (item.trim_start().chars().next(), nums.as_slice()) {
+                    (Some('V'), [r1, c1, r2, c2]) => {
+                        self.mark([*r1, *c1], Mark::From);
+                        self.mark([*r2, *c2], mark);
+                    }
+                    (Some('T'), [r, c]) => self.mark([*r, *c], mark),
+                    _ => {}
+                }
+            }
+        }
+        self
+    }
+
+    /// Marks (`!`) every square where this board differs from `expected`.
+    pub fn with_differences(mut self, expected: &BoardText) -> Diagram {
+        let mine: Vec<Vec<char>> = self.board.split('/').map(|r| r.chars().collect()).collect();
+        for (r, row) in expected.rows().enumerate() {
+            for (c, ch) in row.chars().enumerate() {
+                if mine.get(r).and_then(|row| row.get(c)) != Some(&ch) {
+                    self.mark([r, c], Mark::Differs);
+                }
+            }
+        }
+        self
+    }
+
+    /// Sets a square's mark; a target mark wins over `From` on one square.
+    pub fn mark(&mut self, at: [usize; 2], mark: Mark) {
+        match self.marks.iter_mut().find(|(sq, _)| *sq == at) {
+            Some((_, m)) if *m == Mark::From || mark != Mark::From => *m = mark,
+            Some(_) => {}
+            None => self.marks.push((at, mark)),
+        }
+    }
+
+    pub fn rows(&self) -> Vec<Vec<char>> {
+        self.board.split('/').map(|r| r.chars().collect()).collect()
+    }
+
+    fn marks_by_square(&self) -> BTreeMap<[usize; 2], Mark> {
+        self.marks.iter().copied().collect()
+    }
+
+    /// The visible window (rows, cols) for at most `max_cols` and
+    /// `max_rows`: the whole board when it fits, else a window centred on
+    /// the marked squares (or the pieces, when nothing is marked).
+    pub fn window(&self, max_rows: usize, max_cols: usize) -> (Range, Range) {
+        let rows = self.rows();
+        let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
+        let mut interest: Vec<[usize; 2]> = self.marks.iter().map(|(sq, _)| *sq).collect();
+        if interest.is_empty() {
+            for (r, row) in rows.iter().enumerate() {
+                for (c, ch) in row.iter().enumerate() {
+                    if *ch != '.' {
+                        interest.push([r, c]);
+                    }
+                }
+            }
+        }
+        let span = |n: usize, max: usize, pick: fn(&[usize; 2]) -> usize| {
+            let max = max.max(1);
+            if n <= max {
+                return Range { start: 0, end: n };
+            }
+            let lo = interest.iter().map(pick).min().unwrap_or(0);
+            let hi = interest.iter().map(pick).max().unwrap_or(0);
+            let centre = (lo + hi) / 2;
+            let start = centre.saturating_sub(max / 2).min(n - max);
+            Range {
+                start,
+                end: start + max,
+            }
+        };
+        (
+            span(nr, max_rows, |sq| sq[0]),
+            span(nc, max_cols, |sq| sq[1]),
+        )
+    }
+
+    /// The diagram as text lines (without the title), each prefixed by
+    /// `indent`, cropped to `style.width`; with a legend of the marks used.
+    pub fn render(&self, indent: &str, style: Style) -> String {
+        let rows = self.rows();
+        let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
+        let row_w = (0..nr)
+            .map(|r| self.coords.row_label(r, nr).len())
+            .max()
+            .unwrap_or(1);
+        // A cell is a mark column and the piece, at least as wide as its label.
+        let cell_w = (0..nc)
+            .map(|c| self.coords.col_label(c).len())
+            .max()
+            .unwrap_or(1)
+            .max(2);
+        let fixed = indent.chars().count() + row_w + 3;
+        let max_cols = style.width.saturating_sub(fixed) / (cell_w + 1);
+        let (rw, cw) = self.window(style.max_rows, max_cols);
+        let marks = self.marks_by_square();
+        let mut out = String::new();
+        if rw.len() < nr || cw.len() < nc {
+            out.push_str(&format!(
+                "{indent}(cropped: rows {}-{} and columns {}-{} of {}x{})\n",
+                self.coords.row_label(rw.start, nr),
+                self.coords.row_label(rw.end - 1, nr),
+                self.coords.col_label(cw.start),
+                self.coords.col_label(cw.end - 1),
+                nr,
+                nc
+            ));
+        }
+        let header: Vec<String> = (cw.start..cw.end)
+            .map(|c| format!("{:>cell_w$}", self.coords.col_label(c)))
+            .collect();
+        out.push_str(&format!("{indent}{:row_w$}  {}\n", "", header.join(" ")));
+        for (r, cells) in rows.iter().enumerate().take(rw.end).skip(rw.start) {
+            let mut line = format!("{indent}{:>row_w$} ", self.coords.row_label(r, nr));
+            for c in cw.start..cw.end {
+                let ch = cells.get(c).copied().unwrap_or(' ');
+                let glyph = if style.unicode { unicode(ch) } else { ch };
+                // A square is a submission's character: never a control.
+                let glyph = super::sanitize::terminal(glyph.encode_utf8(&mut [0; 4])).into_owned();
+                let cell = match marks.get(&[r, c]) {
+                    Some(m) => {
+                        let text = format!("{:>w$}{glyph}", m.symbol(), w = cell_w - 1);
+                        paint(&text, *m)
+                    }
+                    None => format!("{:>cell_w$}", glyph),
+                };
+                line.push(' ');
+                line.push_str(&cell);
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        let mut used: Vec<Mark> = marks.values().copied().collect();
+        used.sort();
+        used.dedup();
+        if !used.is_empty() {
+            let legend: Vec<String> = used
+                .iter()
+                .map(|m| format!("{} {}", m.symbol(), m.meaning()))
+                .collect();
+            out.push_str(&format!("{indent}{}\n", legend.join("   ")));
+        }
+        out
+    }
+
+    /// The labels along the edges of the visible window, for renderers
+    /// other than text: (row labels, column labels).
+    pub fn labels(&self, rows: Range, cols: Range) -> (Vec<String>, Vec<String>) {
+        let nr = self.rows().len();
+        (
+            (rows.start..rows.end)
+                .map(|r| self.coords.row_label(r, nr))
+                .collect(),
+            (cols.start..cols.end)
+                .map(|c| self.coords.col_label(c))
+                .collect(),
+        )
+    }
+
+    /// The mark of a square, if any.
+    pub fn mark_at(&self, row: usize, col: usize) -> Option<Mark> {
+        self.marks
+            .iter()
+            .find(|(sq, _)| *sq == [row, col])
+            .map(|(_, m)| *m)
+    }
+}
+
+/// A half-open range of rows or columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Range {
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// The chess symbol of a board letter (`K` white king ♔ ... `p` black pawn
+/// ♟, `.` a middle dot); letters without a symbol (the Mystery piece) stay.
+pub fn unicode(ch: char) -> char {
+    match ch {
+        'K' => '♔',
+        'Q' => '♕',
+        'R' => '♖',
+        'B' => '♗',
+        'N' => '♘',
+        'P' => '♙',
+        'k' => '♚',
+        'q' => '♛',
+        'r' => '♜',
+        'b' => '♝',
+        'n' => '♞',
+        'p' => '♟',
+        '.' => '·',
+        other => other,
+    }
+}
+
+fn paint(text: &str, mark: Mark) -> String {
+    match mark {
+        Mark::Missing => text.black().on_green().to_string(),
+        Mark::Extra => text.white().on_red().to_string(),
+        Mark::From => text.black().on_yellow().to_string(),
+        Mark::Differs => text.black().on_magenta().to_string(),
+    }
+}
+
+/// Whether the terminal's locale can show Unicode (LC_ALL, LC_CTYPE, LANG
+/// in that order, as the C library reads them).
+pub fn locale_is_utf8() -> bool {
+    for var in ["LC_ALL", "LC_CTYPE", "LANG"] {
+        if let Ok(v) = std::env::var(var)
+            && !v.is_empty()
+        {
+            let v = v.to_ascii_lowercase();
+            return v.contains("utf-8") || v.contains("utf8");
+        }
+    }
+    false
+}
+
+/// The diagrams that explain a failure, in the order a reader wants them:
+/// for a move whose board differs, the expected and actual boards after it
+/// (differences marked); for a board out of sync, the expected and actual
+/// boards; then the board before the step, with a scan's missing and extra
+/// items marked. Coordinates are row/column numbers, as the trace's items.
+pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
+    use crate::compare::Detail;
+    use crate::runner::FailureKind;
+    let coords = Coords::Numbers;
+    let mut out = Vec::new();
+    let pair = |out: &mut Vec<Diagram>, names: [&str; 2], e: &BoardText, a: &BoardText| {
+        out.push(Diagram::new(names[0], e, coords));
+        out.push(Diagram::new(names[1], a, coords).with_differences(e));
+    };
+    let mut scan = None;
+    match &f.kind {
+        FailureKind::WrongAnswer(m) => match &m.detail {
+            Detail::Scan { missing, extra } => scan = Some((missing, extra)),
+            Detail::Move {
+                expected_board: Some(e),
+                actual_board: Some(a),
+                ..
+            } if e != a => pair(
+                &mut out,
+                ["expected board after", "actual board after"],
+                &BoardText(e.clone()),
+                &BoardText(a.clone()),
+            ),
+            _ => {}
+        },
+        FailureKind::BoardOutOfSync { expected, actual } => pair(
+            &mut out,
+            ["expected board", "actual board"],
+            expected,
+            actual,
+        ),
+        FailureKind::Subject(_) | FailureKind::CompileError(_) | FailureKind::Transcript(_) => {}
+    }
+    if !f.board_before.as_str().is_empty() {
+        let d = Diagram::new("board before the step", &f.board_before, coords);
+        out.push(match scan {
+            Some((missing, extra)) => d.with_scan_items(missing, extra),
+            None => d,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(d: &Diagram, style: Style) -> String {
+        colored::control::set_override(false);
+        d.render("", style)
+    }
+
+    #[test]
+    fn marks_missing_and_extra_moves_with_symbols() {
+        let d = Diagram::new("b", &BoardText("...../..P../.....".into()), Coords::Numbers)
+            .with_scan_items(&["  V 1 2 0 2".into()], &["  V 1 2 0 3".into()]);
+        assert_eq!(
+            plain(&d, Style::default()),
+            "    0  1  2  3  4\n\
+             0   .  . +. x.  .\n\
+             1   .  . *P  .  .\n\
+             2   .  .  .  .  .\n\
+             * piece whose answers differ   + expected, not answered   x answered, not expected\n"
+        );
+    }
+
+    #[test]
+    fn standard_boards_read_files_and_ranks_in_unicode() {
+        let d = Diagram::new("b", &BoardText("k./.P".into()), Coords::Files)
+            .with_scan_items(&["  T 0 0".into()], &[]);
+        let text = plain(
+            &d,
+            Style {
+                unicode: true,
+                ..Style::default()
+            },
+        );
+        assert_eq!(
+            text,
+            "    a  b\n2  +♚  ·\n1   ·  ♙\n+ expected, not answered\n"
+        );
+        let cuhk = Diagram::new("b", &BoardText("k./.P".into()), Coords::UpperFilesTopDown);
+        assert!(plain(&cuhk, Style::default()).starts_with("    A  B\n1   k  .\n2"));
+    }
+
+    #[test]
+    fn wide_boards_are_cropped_around_the_marks() {
+        let mut row = ".".repeat(200);
+        row.replace_range(150..151, "K");
+        let d = Diagram::new("b", &BoardText(row), Coords::Numbers)
+            .with_scan_items(&["  T 0 150".into()], &[]);
+        let text = plain(
+            &d,
+            Style {
+                width: 60,
+                ..Style::default()
+            },
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        // 14 columns of width 4 fit in 60 after the row label, centred on 150.
+        assert_eq!(lines[0], "(cropped: rows 0-0 and columns 143-156 of 1x200)");
+        assert!(
+            lines[1].contains("150") && !lines[1].contains(" 0 "),
+            "{text}"
+        );
+        assert!(lines[2].contains("+K"), "{text}");
+        assert!(
+            lines.iter().take(3).all(|l| l.chars().count() <= 60),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn differences_are_marked() {
+        let d = Diagram::new("actual", &BoardText("K./..".into()), Coords::Numbers)
+            .with_differences(&BoardText(".K/..".into()));
+        assert_eq!(d.mark_at(0, 0), Some(Mark::Differs));
+        assert_eq!(d.mark_at(0, 1), Some(Mark::Differs));
+        assert_eq!(d.mark_at(1, 1), None);
+    }
+}
