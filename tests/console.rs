@@ -335,3 +335,494 @@ fn cuhk_setup_other_than_the_start_is_not_gradable() {
         "{text}"
     );
 }
+
+// ---------------------------------------------------------------------
+// The real C++ fixture programs of tests/fixtures/console/ (see its
+// README): each built once per test binary, then graded with --program;
+// the uploads themselves go through `grade --submission` where the build
+// is what is tested (the starter overlay, a compile error).
+// ---------------------------------------------------------------------
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/console")
+}
+
+/// The JHU starter files a student must not change, as the `--overlay`
+/// folder staff pass (the fixture README's seven files), with `mystery`
+/// as `Mystery.h` when given.
+fn jhu_overlay(mystery: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let starter = root().join("../shared/jhu-course/starter");
+    for f in [
+        "Makefile",
+        "Piece.h",
+        "CreatePiece.h",
+        "CreatePiece.cpp",
+        "Terminal.h",
+        "Exceptions.h",
+        "Mystery.h",
+    ] {
+        std::fs::copy(starter.join(f), dir.path().join(f)).unwrap();
+    }
+    if let Some(text) = mystery {
+        std::fs::write(dir.path().join("Mystery.h"), text).unwrap();
+    }
+    dir
+}
+
+fn copy_files(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let dest = to.join(path.file_name().unwrap());
+            std::fs::copy(&path, &dest).unwrap();
+            let mut perms = std::fs::metadata(&dest).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&dest, perms).unwrap();
+        }
+    }
+}
+
+/// `fixture` built the way its course builds it (JHU: the starter overlay
+/// and `make`; CUHK: g++ over every .cpp), once per test binary, under
+/// the test target's temporary folder; the path of its `chess`.
+fn built(fixture: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = built.get(fixture) {
+        return p.clone();
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("console-fixtures")
+        .join(fixture);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    copy_files(&fixtures().join(fixture), &dir);
+    let out = if fixture.starts_with("jhu") {
+        copy_files(jhu_overlay(None).path(), &dir);
+        Command::new("make").current_dir(&dir).output().unwrap()
+    } else {
+        Command::new("sh")
+            .args(["-c", "g++ -std=c++11 -O2 -o chess *.cpp"])
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "{fixture} does not build: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let chess = dir.join("chess");
+    built.insert(fixture.to_string(), chess.clone());
+    chess
+}
+
+/// Runs `grade` with `args` and a JSON report: (exit code, report, output).
+fn grade_with(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut all = vec!["grade", "--color", "never"];
+    all.extend(args);
+    all.extend([
+        "--format",
+        "json",
+        "--output",
+        report.path().to_str().unwrap(),
+    ]);
+    let out = chessgrade(&all);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let json = std::fs::read_to_string(report.path())
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap_or(-1), json, text)
+}
+
+/// Grades a built fixture on `scenarios`: every scenario's (name, class),
+/// `pass` for a pass, and the output.
+fn grade_fixture(
+    fixture: &str,
+    scenarios: &[&str],
+    extra: &[&str],
+) -> (i32, Vec<(String, String)>, String) {
+    let chess = built(fixture);
+    let mut args = vec!["--program", chess.to_str().unwrap()];
+    args.extend(scenarios);
+    args.extend(extra);
+    let (code, report, text) = grade_with(&args);
+    assert_ne!(code, 2, "{fixture}: {text}");
+    let v = verdicts(&report)
+        .into_iter()
+        .map(|(n, s, c)| (n, if s == "pass" { s } else { c.unwrap_or(s) }))
+        .collect();
+    (code, v, text)
+}
+
+/// The scenarios of `all` that are not `pass`.
+fn not_passing(all: &[(String, String)]) -> Vec<(&str, &str)> {
+    all.iter()
+        .filter(|(_, c)| c != "pass")
+        .map(|(n, c)| (n.as_str(), c.as_str()))
+        .collect()
+}
+
+/// Every bundled JHU scenario but the two Mystery ones (graded with their
+/// own Mystery.h below).
+const JHU_ALL: &[&str] = &[
+    "scenarios/jhu/check",
+    "scenarios/jhu/console",
+    "scenarios/jhu/mates",
+    "scenarios/jhu/promotion",
+    "scenarios/jhu/refusals",
+    "scenarios/jhu/save",
+    "scenarios/jhu/score",
+    "scenarios/jhu/special-moves",
+];
+
+#[test]
+fn real_jhu_correct_with_the_starter_overlay_passes_every_scenario() {
+    let overlay = jhu_overlay(None);
+    let dir = fixtures().join("jhu-correct");
+    let mut args = vec![
+        "--submission",
+        dir.to_str().unwrap(),
+        "--overlay",
+        overlay.path().to_str().unwrap(),
+    ];
+    args.extend(JHU_ALL);
+    let (code, report, text) = grade_with(&args);
+    assert_eq!(code, 0, "{text}");
+    let v = verdicts(&report);
+    assert_eq!(v.len(), 12, "{v:?}");
+    assert!(v.iter().all(|(_, s, _)| s == "pass"), "{v:?}");
+}
+
+/// The graders' Mystery.h for `@mystery <kind> <dr>,<dc> value <v>`: the
+/// offsets in all eight orientations, repeated along the line for a slider.
+fn mystery_header(slider: bool, dr: i32, dc: i32, value: i32) -> String {
+    let reach = if slider { 7 } else { 1 };
+    format!(
+        r#"#ifndef MYSTERY_H
+#define MYSTERY_H
+#include "Piece.h"
+namespace Chess {{
+  class Mystery : public Piece {{
+  public:
+    bool legal_move_shape(const Position& start, const Position& end) const override {{
+      int dx = end.first - start.first, dy = end.second - start.second;
+      const int a = {dr}, b = {dc};
+      const int shapes[8][2] = {{{{a, b}}, {{-a, b}}, {{a, -b}}, {{-a, -b}}, {{b, a}}, {{-b, a}}, {{b, -a}}, {{-b, -a}}}};
+      for (int k = 1; k <= {reach}; k++)
+        for (const auto& s : shapes)
+          if (dx == k * s[0] && dy == k * s[1]) return true;
+      return false;
+    }}
+    int point_value() const {{ return {value}; }}
+    char to_ascii() const override {{ return is_white() ? 'M' : 'm'; }}
+    std::string to_unicode() const override {{ return is_white() ? "\u2687" : "\u2689"; }}
+  private:
+    Mystery(bool is_white) : Piece(is_white) {{}}
+    friend Piece* create_piece(const char& piece_designator);
+  }};
+}}
+#endif
+"#
+    )
+}
+
+#[test]
+fn real_jhu_correct_passes_the_mystery_scenarios_with_the_graders_mystery_piece() {
+    for (scenario, header) in [
+        (
+            "scenarios/jhu/mystery/bishop_like_slider_blocked_pins_and_checks.txt",
+            mystery_header(true, 1, 1, 5),
+        ),
+        (
+            "scenarios/jhu/mystery/camel_leaper_moves_captures_and_checks.txt",
+            mystery_header(false, 1, 3, 4),
+        ),
+    ] {
+        let overlay = jhu_overlay(Some(&header));
+        let dir = fixtures().join("jhu-correct");
+        let (code, report, text) = grade_with(&[
+            "--submission",
+            dir.to_str().unwrap(),
+            "--overlay",
+            overlay.path().to_str().unwrap(),
+            scenario,
+        ]);
+        assert_eq!(code, 0, "{scenario}: {text}");
+        assert_eq!(verdicts(&report)[0].1, "pass", "{text}");
+    }
+    // The released stub (no shape, no value) does not play them.
+    let overlay = jhu_overlay(None);
+    let dir = fixtures().join("jhu-correct");
+    let (code, _, text) = grade_with(&[
+        "--submission",
+        dir.to_str().unwrap(),
+        "--overlay",
+        overlay.path().to_str().unwrap(),
+        "scenarios/jhu/mystery",
+    ]);
+    assert_eq!(code, 1, "{text}");
+}
+
+#[test]
+fn real_jhu_correct_built_once_passes_every_scenario() {
+    let (code, v, text) = grade_fixture("jhu-correct", JHU_ALL, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(v.len(), 12);
+    assert!(not_passing(&v).is_empty(), "{v:?}");
+}
+
+#[test]
+fn real_jhu_wrong_message_fails_only_the_blocked_path_refusal() {
+    let (code, v, text) = grade_fixture("jhu-mutant-wrong-message", JHU_ALL, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        not_passing(&v),
+        vec![(
+            "jhu/refusals/nine_messages_in_the_seeds_order.txt",
+            "wrong_output"
+        )],
+        "{text}"
+    );
+    assert!(text.contains("input sent: M A1A3"), "{text}");
+    assert!(
+        text.contains(
+            "expected:\n          Could not make move: path is not clear\n        actual:\n          Could not make move: path is blocked\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn real_jhu_wrong_check_fails_every_scenario_with_a_check() {
+    let (_, v, text) = grade_fixture("jhu-mutant-wrong-check", JHU_ALL, &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![
+            (
+                "jhu/check/check_picture_and_its_three_answers.txt",
+                "wrong_output"
+            ),
+            ("jhu/mates/rook_ladder_mate_in_two.txt", "wrong_output"),
+            ("jhu/promotion/pawns_become_queens.txt", "wrong_output"),
+            (
+                "jhu/refusals/nine_messages_in_the_seeds_order.txt",
+                "wrong_output"
+            ),
+        ],
+        "{text}"
+    );
+    // Only the missing line is shown.
+    assert!(
+        text.contains("expected:\n          You are in check!\n        the program's output"),
+        "{text}"
+    );
+}
+
+#[test]
+fn real_jhu_no_save_fails_every_save_of_a_game_still_going() {
+    let (_, v, text) = grade_fixture("jhu-mutant-no-save", JHU_ALL, &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![
+            (
+                "jhu/check/check_picture_and_its_three_answers.txt",
+                "wrong_save_file"
+            ),
+            ("jhu/promotion/pawns_become_queens.txt", "wrong_save_file"),
+            ("jhu/save/save_after_a_few_moves.txt", "wrong_save_file"),
+        ],
+        "{text}"
+    );
+    assert!(text.contains("(no file written)"), "{text}");
+}
+
+#[test]
+fn real_jhu_crash_fails_every_scenario_with_a_capture() {
+    let (_, v, text) = grade_fixture("jhu-crash", JHU_ALL, &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![
+            ("jhu/check/check_picture_and_its_three_answers.txt", "crash"),
+            ("jhu/promotion/pawns_become_queens.txt", "crash"),
+            ("jhu/save/save_after_a_few_moves.txt", "crash"),
+            ("jhu/score/shannon_values_after_captures.txt", "crash"),
+        ],
+        "{text}"
+    );
+    assert!(text.contains("SIGSEGV"), "{text}");
+}
+
+#[test]
+fn real_jhu_loop_at_eof_fails_every_game_that_does_not_end_by_itself() {
+    let (_, v, text) = grade_fixture("jhu-loop-at-eof", JHU_ALL, &[]);
+    let failing: Vec<&str> = not_passing(&v).iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        failing,
+        vec![
+            "jhu/check/check_picture_and_its_three_answers.txt",
+            "jhu/console/garbage_squares_as_the_program_reads_them.txt",
+            "jhu/promotion/pawns_become_queens.txt",
+            "jhu/refusals/nine_messages_in_the_seeds_order.txt",
+            "jhu/save/save_after_a_few_moves.txt",
+            "jhu/score/shannon_values_after_captures.txt",
+            "jhu/special-moves/no_castling_and_no_en_passant.txt",
+        ],
+        "{text}"
+    );
+    assert!(
+        not_passing(&v).iter().all(|(_, c)| *c == "did_not_exit"),
+        "{v:?}"
+    );
+    // Mates and stalemates end it: those pass.
+    assert!(v.iter().any(|(n, c)| n.contains("mates/") && c == "pass"));
+}
+
+#[test]
+fn real_jhu_compile_error_is_reported_once() {
+    let overlay = jhu_overlay(None);
+    let dir = fixtures().join("jhu-compile-error");
+    let mut args = vec![
+        "--submission",
+        dir.to_str().unwrap(),
+        "--overlay",
+        overlay.path().to_str().unwrap(),
+    ];
+    args.extend(JHU_ALL);
+    let (code, report, text) = grade_with(&args);
+    assert_eq!(code, 1, "{text}");
+    // The compiler's message once; each scenario only points to it.
+    assert_eq!(
+        text.matches("has no member named 'remove_piece'").count(),
+        1,
+        "{text}"
+    );
+    let v = verdicts(&report);
+    assert_eq!(v.len(), 12);
+    assert!(
+        v.iter()
+            .all(|(_, _, c)| c.as_deref() == Some("compile_error")),
+        "{v:?}"
+    );
+}
+
+/// The bundled CUHK scenarios a console program can play in mode 1.
+const CUHK_ALL: &[&str] = &[
+    "scenarios/cuhk/console",
+    "scenarios/cuhk/game-over",
+    "scenarios/cuhk/notation",
+    "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
+];
+
+#[test]
+fn real_cuhk_correct_passes_every_console_scenario() {
+    let (code, v, text) = grade_fixture("cuhk-correct", CUHK_ALL, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(v.len(), 4);
+    assert!(not_passing(&v).is_empty(), "{v:?}");
+    // Through the upload too (g++ over every .cpp, the course's flags).
+    let dir = fixtures().join("cuhk-correct");
+    let mut args = vec!["--submission", dir.to_str().unwrap()];
+    args.extend(CUHK_ALL);
+    let (code, _, text) = grade_with(&args);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn real_cuhk_wrong_winner_fails_every_game_with_a_winner() {
+    let (_, v, text) = grade_fixture("cuhk-mutant-wrong-winner", CUHK_ALL, &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![
+            (
+                "cuhk/console/invalid_inputs_then_a_pawn_capture_and_z0_z0.txt",
+                "wrong_output"
+            ),
+            (
+                "cuhk/game-over/sample_run_black_bishop_takes_the_ignored_king.txt",
+                "wrong_output"
+            ),
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("expected:\n          Black wins!\n        actual:\n          White wins!"),
+        "{text}"
+    );
+}
+
+#[test]
+fn real_cuhk_knight_that_cannot_leap_fails_where_a_knight_moves() {
+    let (_, v, text) = grade_fixture("cuhk-mutant-no-knight-leap", CUHK_ALL, &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![(
+            "cuhk/notation/lower_case_z0_is_an_off_board_move.txt",
+            "wrong_output"
+        )],
+        "{text}"
+    );
+    assert!(text.contains("actual:\n          invalid input!"), "{text}");
+}
+
+#[test]
+fn real_cuhk_trailing_space_fails_exactly_and_passes_with_the_tolerance() {
+    let (_, v, text) = grade_fixture("cuhk-mutant-trailing-space", CUHK_ALL, &[]);
+    assert_eq!(not_passing(&v).len(), 4, "{text}");
+    assert!(not_passing(&v).iter().all(|(_, c)| *c == "wrong_output"));
+    // The dialect's option, in a staff copy of the texts file.
+    let texts: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("src/console/texts.json")).unwrap(),
+    )
+    .unwrap();
+    let mut texts = texts;
+    texts["cuhk"]["ignore_trailing_space"] = serde_json::Value::Bool(true);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), texts.to_string()).unwrap();
+    let (code, v, text) = grade_fixture(
+        "cuhk-mutant-trailing-space",
+        CUHK_ALL,
+        &["--console-texts", file.path().to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(not_passing(&v).is_empty(), "{v:?}");
+    // The tolerance does not hide a real difference.
+    let (code, _, text) = grade_fixture(
+        "cuhk-mutant-wrong-winner",
+        CUHK_ALL,
+        &["--console-texts", file.path().to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "{text}");
+}
+
+#[test]
+fn real_cuhk_compile_error_is_reported_once() {
+    let dir = fixtures().join("cuhk-compile-error");
+    let mut args = vec!["--submission", dir.to_str().unwrap()];
+    args.extend(CUHK_ALL);
+    let (code, report, text) = grade_with(&args);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        text.matches("error: no matching function for call to 'Queen::isPathClear")
+            .count(),
+        1,
+        "{text}"
+    );
+    let v = verdicts(&report);
+    assert_eq!(v.len(), 4);
+    assert!(
+        v.iter()
+            .all(|(_, _, c)| c.as_deref() == Some("compile_error"))
+    );
+}

@@ -345,6 +345,22 @@ pub fn judged_lines(chunk: &str, judging: &Judging, ignore_trailing_space: bool)
     }
 }
 
+/// The expected lines as compared: trailing spaces dropped when the
+/// dialect tolerates them (on both sides, so the course's own trailing
+/// spaces and a program without them agree).
+fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
+    expected
+        .iter()
+        .map(|l| {
+            if ignore_trailing_space {
+                l.trim_end().to_string()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
 /// Only what differs: the expected and actual lines between their common
 /// start and common end.
 fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
@@ -416,9 +432,10 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
             return mismatch(k, problem, ex.expected.clone(), Vec::new(), "");
         };
         let actual = judged_lines(chunk, &plan.judging, plan.ignore_trailing_space);
+        let expected = tidy_expected(&ex.expected, plan.ignore_trailing_space);
         let is_last_chunk = k + 1 == chunks.len();
-        if actual != ex.expected {
-            let (e, a) = differing(&ex.expected, &actual);
+        if actual != expected {
+            let (e, a) = differing(&expected, &actual);
             let is_end = k + 1 == plan.exchanges.len();
             let problem = match (&abnormal, is_last_chunk) {
                 (Some(p), true) if *p != TranscriptProblem::DidNotExit => p.clone(),
