@@ -387,6 +387,26 @@ fn copy_files(from: &Path, to: &Path) {
     }
 }
 
+/// A mutant made at test time from a fixture by one textual change.
+struct Patched {
+    name: &'static str,
+    base: &'static str,
+    file: &'static str,
+    from: &'static str,
+    to: &'static str,
+}
+
+const PATCHED: &[Patched] = &[Patched {
+    // The machine plays any of its pieces to any cell that is empty or an
+    // enemy's, without the piece's own moving rule (nor the turn check of
+    // `Board::move`): its moves are random and mostly illegal.
+    name: "cuhk-machine-illegal",
+    base: "cuhk-correct",
+    file: "machine.cpp",
+    from: "if (board->move(y1, x1, y2, x2)) {",
+    to: "Piece* t = board->get(y2, x2);\n            if (t != OUT_BOUND && !(y1 == y2 && x1 == x2) && (t == EMPTY || t->getColor() != p->getColor())) {\n                p->move(y2, x2);",
+}];
+
 /// `fixture` built the way its course builds it (JHU: the starter overlay
 /// and `make`; CUHK: g++ over every .cpp), once per test binary, under
 /// the test target's temporary folder; the path of its `chess`.
@@ -404,7 +424,20 @@ fn built(fixture: &str) -> PathBuf {
         .join(fixture);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    copy_files(&fixtures().join(fixture), &dir);
+    match PATCHED.iter().find(|p| p.name == fixture) {
+        Some(p) => {
+            copy_files(&fixtures().join(p.base), &dir);
+            let file = dir.join(p.file);
+            let text = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                text.contains(p.from),
+                "{}: the patch no longer applies",
+                p.name
+            );
+            std::fs::write(&file, text.replace(p.from, p.to)).unwrap();
+        }
+        None => copy_files(&fixtures().join(fixture), &dir),
+    }
     let out = if fixture.starts_with("jhu") {
         copy_files(jhu_overlay(None).path(), &dir);
         Command::new("make").current_dir(&dir).output().unwrap()
@@ -824,5 +857,146 @@ fn real_cuhk_compile_error_is_reported_once() {
     assert!(
         v.iter()
             .all(|(_, _, c)| c.as_deref() == Some("compile_error"))
+    );
+}
+
+// ---------------------------------------------------------------------
+// CUHK machine players (modes 2 and 3), judged by property.
+// ---------------------------------------------------------------------
+
+const MODE3: &str =
+    "tests/fixtures/console-scripts/cuhk-machine/mode3_machines_play_to_a_kings_capture.txt";
+const MODE2: &str =
+    "tests/fixtures/console-scripts/cuhk-machine/mode2_human_moves_and_machine_replies.txt";
+
+#[test]
+fn real_cuhk_correct_machines_pass_modes_2_and_3() {
+    let (code, v, text) = grade_fixture("cuhk-correct", &[MODE3, MODE2], &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(not_passing(&v).is_empty(), "{v:?}");
+}
+
+/// The program's whole output for `input`, with the shim preloaded at
+/// clock `time`.
+fn run_with_shim(chess: &Path, input: &str, time: &str) -> Vec<u8> {
+    use std::io::Write;
+    let shim_dir = tempfile::tempdir().unwrap();
+    let env = chessgrade::console::build_shim(shim_dir.path(), "gcc").unwrap();
+    let mut cmd = Command::new(chess);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.env("CHESSGRADE_TIME", time)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap().stdout
+}
+
+#[test]
+fn the_shim_makes_machine_games_repeat_and_its_clock_picks_the_game() {
+    let chess = built("cuhk-correct");
+    let a = run_with_shim(&chess, "3\n", "1000000000");
+    let b = run_with_shim(&chess, "3\n", "1000000000");
+    let c = run_with_shim(&chess, "3\n", "7");
+    let text = String::from_utf8_lossy(&a);
+    assert!(text.contains("White's turn: "), "{text}");
+    assert!(
+        text.ends_with("wins!\n") || text.ends_with("Draw game!\n"),
+        "{text}"
+    );
+    assert_eq!(a, b, "the same clock, the same game");
+    assert_ne!(a, c, "another clock, another game");
+}
+
+#[test]
+fn real_cuhk_machine_making_an_illegal_move_fails_both_modes_there() {
+    let (code, v, text) = grade_fixture("cuhk-machine-illegal", &[MODE3, MODE2], &[]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        not_passing(&v),
+        vec![
+            ("mode3_machines_play_to_a_kings_capture.txt", "wrong_output"),
+            ("mode2_human_moves_and_machine_replies.txt", "wrong_output"),
+        ],
+        "{text}"
+    );
+    // The move it printed, and why the reference refuses it.
+    assert!(text.contains("the reference refuses"), "{text}");
+    assert!(text.contains("board before the step:"), "{text}");
+    // Mode 2's first machine turn is reported at the first `machine` step.
+    assert!(
+        text.contains("first mismatch at line 10: machine 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn real_cuhk_mode_2_judges_the_human_moves_in_the_game_played() {
+    // The knight that cannot leap: the human's G8 F6 is refused.
+    let (_, v, text) = grade_fixture("cuhk-mutant-no-knight-leap", &[MODE2], &[]);
+    assert_eq!(
+        not_passing(&v),
+        vec![("mode2_human_moves_and_machine_replies.txt", "wrong_output")],
+        "{text}"
+    );
+    assert!(text.contains("input sent: G8 F6"), "{text}");
+    // The wrong winner fails at the end of the game.
+    let (_, v, text) = grade_fixture("cuhk-mutant-wrong-winner", &[MODE3], &[]);
+    assert_eq!(not_passing(&v).len(), 1, "{text}");
+    assert!(text.contains("wins!"), "{text}");
+}
+
+#[test]
+fn machine_steps_on_the_wrong_side_or_with_undo_are_not_gradable() {
+    let chess = built("cuhk-correct");
+    let dir = tempfile::tempdir().unwrap();
+    let white_machine = dir.path().join("white_machine.txt");
+    std::fs::write(
+        &white_machine,
+        "@rules cuhk\n1\nfen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1\n~\nmachine 1\nmove E2 E4\n",
+    )
+    .unwrap();
+    let (code, _, text) = grade_with(&[
+        "--program",
+        chess.to_str().unwrap(),
+        white_machine.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("in mode 2 the CUHK program's machine plays Black"),
+        "{text}"
+    );
+    let undo = dir.path().join("undo.txt");
+    std::fs::write(
+        &undo,
+        "@rules cuhk\n1\nfen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1\n~\nmachine 1\nundo\n",
+    )
+    .unwrap();
+    let (code, _, text) =
+        grade_with(&["--program", chess.to_str().unwrap(), undo.to_str().unwrap()]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("line 6: the CUHK program (modes 2 and 3) has no input for `undo`"),
+        "{text}"
+    );
+    // The bundled machine scenario has moves (mode 2) and machine steps on
+    // both sides.
+    let (code, _, text) = grade_with(&[
+        "--program",
+        chess.to_str().unwrap(),
+        "scenarios/cuhk/machine/random_moves_from_the_start_alternate_sides.txt",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("line 9: in mode 2 the CUHK program's machine plays Black"),
+        "{text}"
     );
 }

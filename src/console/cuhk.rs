@@ -7,7 +7,8 @@
 //! refused move, and the winner line on points at the end. The program
 //! always starts from the start position, so another setup is not
 //! gradable; it has no undo, save or scores on screen (`score` steps are
-//! judged by the winner line only).
+//! judged by the winner line only). A scenario with `machine` steps is
+//! played in mode 2 or 3 instead and judged by property ([`super::machine`]).
 
 use super::texts::{CuhkTexts, fill};
 use super::{Dialect, Exchange, Judging, NotGradable, Plan};
@@ -28,6 +29,13 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             None,
             "the CUHK program always starts from the start position with White to move; this setup is another position".into(),
         ));
+    }
+    if scenario
+        .steps
+        .iter()
+        .any(|s| matches!(s.kind, StepKind::Machine { .. }))
+    {
+        return super::machine::plan(scenario, t, setup);
     }
     let mut game = Game::new(setup);
     let mut round = 1u32;
@@ -134,11 +142,12 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         ignore_trailing_space: t.ignore_trailing_space,
         exchanges,
         exit_status: t.exit_status,
+        machine: None,
     })
 }
 
 /// `Round N:` and the board, as printed before every move.
-fn round_lines(round: u32, pos: &Position, t: &CuhkTexts) -> Vec<String> {
+pub(super) fn round_lines(round: u32, pos: &Position, t: &CuhkTexts) -> Vec<String> {
     let mut lines = vec![fill(&t.round, "n", &round.to_string())];
     lines.extend(board_lines(pos, t));
     lines
@@ -175,7 +184,7 @@ pub(super) fn board_lines(pos: &Position, t: &CuhkTexts) -> Vec<String> {
 }
 
 /// The last line: the side with more points wins, else a draw.
-fn winner_line(game: &Game, t: &CuhkTexts) -> String {
+pub(super) fn winner_line(game: &Game, t: &CuhkTexts) -> String {
     match game.scores().leader() {
         Some(Color::White) => t.white_wins.clone(),
         Some(Color::Black) => t.black_wins.clone(),
