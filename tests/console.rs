@@ -1000,3 +1000,318 @@ fn machine_steps_on_the_wrong_side_or_with_undo_are_not_gradable() {
         "{text}"
     );
 }
+
+// ---------------------------------------------------------------------
+// Reports of console runs: Gradescope JSON and JUnit XML, well-formed.
+// ---------------------------------------------------------------------
+
+/// Checks that `doc` is well-formed XML 1.0 (the subset a JUnit report
+/// uses: a declaration, elements, attributes, text, CDATA, character and
+/// the five entity references); returns the element names in document
+/// order, or what is wrong and where.
+fn xml_elements(doc: &str) -> Result<Vec<String>, String> {
+    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    if let Some((at, c)) = doc.char_indices().find(|&(_, c)| !allowed(c)) {
+        return Err(format!("character {c:?} not allowed in XML at byte {at}"));
+    }
+    let references_ok = |text: &str, at: usize| -> Result<(), String> {
+        if text.contains('<') {
+            return Err(format!("raw `<` in text or attribute at byte {at}"));
+        }
+        for (i, _) in text.match_indices('&') {
+            let rest = &text[i + 1..];
+            let end = rest
+                .find(';')
+                .ok_or(format!("unterminated reference at byte {}", at + i))?;
+            let name = &rest[..end];
+            let ok = matches!(name, "amp" | "lt" | "gt" | "quot" | "apos")
+                || name
+                    .strip_prefix("#x")
+                    .is_some_and(|h| u32::from_str_radix(h, 16).is_ok())
+                || name
+                    .strip_prefix('#')
+                    .is_some_and(|d| d.parse::<u32>().is_ok());
+            if !ok {
+                return Err(format!("bad reference &{name}; at byte {}", at + i));
+            }
+        }
+        Ok(())
+    };
+    let mut rest = doc;
+    let mut at = 0;
+    let mut open: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    let advance = |rest: &mut &str, at: &mut usize, n: usize| {
+        *rest = &rest[n..];
+        *at += n;
+    };
+    if rest.starts_with("<?xml") {
+        let end = rest.find("?>").ok_or("unterminated declaration")?;
+        advance(&mut rest, &mut at, end + 2);
+    }
+    while !rest.is_empty() {
+        if let Some(body) = rest.strip_prefix("<![CDATA[") {
+            if open.is_empty() {
+                return Err(format!("CDATA outside the root at byte {at}"));
+            }
+            let end = body
+                .find("]]>")
+                .ok_or(format!("unterminated CDATA at byte {at}"))?;
+            advance(&mut rest, &mut at, 9 + end + 3);
+        } else if let Some(body) = rest.strip_prefix("</") {
+            let end = body.find('>').ok_or("unterminated end tag")?;
+            let name = body[..end].trim();
+            if open.pop().as_deref() != Some(name) {
+                return Err(format!(
+                    "</{name}> does not close the open element at byte {at}"
+                ));
+            }
+            advance(&mut rest, &mut at, 2 + end + 1);
+        } else if let Some(body) = rest.strip_prefix('<') {
+            // A start tag: attributes are quoted; `>` may appear in a value.
+            let mut i = 0;
+            let bytes = body.as_bytes();
+            let mut quote = None;
+            while i < bytes.len() {
+                match (quote, bytes[i]) {
+                    (None, b'"' | b'\'') => quote = Some(bytes[i]),
+                    (Some(q), b) if b == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            if i == bytes.len() {
+                return Err(format!("unterminated start tag at byte {at}"));
+            }
+            let tag = &body[..i];
+            let (tag, empty) = match tag.strip_suffix('/') {
+                Some(t) => (t, true),
+                None => (tag, false),
+            };
+            let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
+            let name = &tag[..name_end];
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-.:".contains(c))
+            {
+                return Err(format!("bad element name {name:?} at byte {at}"));
+            }
+            if open.is_empty() && !names.is_empty() {
+                return Err(format!("a second root element at byte {at}"));
+            }
+            // name="value" pairs, each name once.
+            let mut attrs = tag[name_end..].trim();
+            let mut seen = Vec::new();
+            while !attrs.is_empty() {
+                let eq = attrs
+                    .find('=')
+                    .ok_or(format!("attribute without a value at byte {at}"))?;
+                let key = attrs[..eq].trim();
+                if seen.contains(&key) {
+                    return Err(format!("attribute {key} twice at byte {at}"));
+                }
+                seen.push(key);
+                let after = attrs[eq + 1..].trim_start();
+                let q = after.chars().next().ok_or("attribute value missing")?;
+                if q != '"' && q != '\'' {
+                    return Err(format!("unquoted attribute {key} at byte {at}"));
+                }
+                let close = after[1..].find(q).ok_or("unterminated attribute value")?;
+                references_ok(&after[1..1 + close], at)?;
+                attrs = after[1 + close + 1..].trim_start();
+            }
+            names.push(name.to_string());
+            if !empty {
+                open.push(name.to_string());
+            }
+            advance(&mut rest, &mut at, 1 + i + 1);
+        } else {
+            let end = rest.find('<').unwrap_or(rest.len());
+            let text = &rest[..end];
+            if open.is_empty() && !text.trim().is_empty() {
+                return Err(format!("text outside the root at byte {at}"));
+            }
+            references_ok(text, at)?;
+            advance(&mut rest, &mut at, end);
+        }
+    }
+    if let Some(name) = open.pop() {
+        return Err(format!("<{name}> is never closed"));
+    }
+    if names.is_empty() {
+        return Err("no root element".into());
+    }
+    Ok(names)
+}
+
+#[test]
+fn the_xml_checker_rejects_what_is_not_well_formed() {
+    assert!(
+        xml_elements("<?xml version=\"1.0\"?>\n<a x=\"1 &amp; >\"><b/><![CDATA[<&]]>t</a>\n")
+            .is_ok()
+    );
+    for bad in [
+        "<a><b></a></b>",
+        "<a>x & y</a>",
+        "<a x=1/>",
+        "<a>\u{1}</a>",
+        "<a><![CDATA[x]]]></a>x",
+        "<a/><b/>",
+        "<a>",
+        "<a x=\"<\"/>",
+    ] {
+        assert!(xml_elements(bad).is_err(), "{bad:?} passed");
+    }
+}
+
+/// Grades `args` with `--format FORMAT` into a file; the report's text.
+fn report_text(args: &[&str], format: &str) -> (i32, String) {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut all = vec!["grade", "--color", "never"];
+    all.extend(args);
+    all.extend([
+        "--format",
+        format,
+        "--output",
+        report.path().to_str().unwrap(),
+    ]);
+    let out = chessgrade(&all);
+    (
+        out.status.code().unwrap_or(-1),
+        std::fs::read_to_string(report.path()).unwrap(),
+    )
+}
+
+/// Checks a Gradescope report: the fields Gradescope reads, one test per
+/// scenario, the total the sum of the tests' scores; (name, score, max).
+fn gradescope_tests(text: &str) -> Vec<(String, f64, f64)> {
+    let json: serde_json::Value = serde_json::from_str(text).expect("Gradescope JSON parses");
+    let tests: Vec<(String, f64, f64)> = json["tests"]
+        .as_array()
+        .expect("a tests array")
+        .iter()
+        .map(|t| {
+            assert!(t["output"].is_string(), "{t}");
+            (
+                t["name"].as_str().expect("a name").to_string(),
+                t["score"].as_f64().expect("a score"),
+                t["max_score"].as_f64().expect("a max_score"),
+            )
+        })
+        .collect();
+    let total: f64 = tests.iter().map(|t| t.1).sum();
+    assert_eq!(json["score"].as_f64(), Some(total), "{text}");
+    tests
+}
+
+/// A hostile console program: control characters, invalid UTF-8, XML's
+/// `]]>`, `<&>` and a bidi override before the JHU prompt (so in the
+/// reported output of the program's start), then exit 3.
+fn hostile_program(dir: &Path) -> PathBuf {
+    let path = dir.join("chess");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nprintf '\\001\\000\\007 ]]> <a & b=\"c\"> \\377\\376 \\342\\200\\256 x\\nNext command: '\nexit 3\n",
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&path, perms).unwrap();
+    path
+}
+
+#[test]
+fn console_reports_are_well_formed_junit_and_gradescope() {
+    let hostile_dir = tempfile::tempdir().unwrap();
+    let hostile = hostile_program(hostile_dir.path());
+    let runs: Vec<(Vec<String>, usize, usize)> = vec![
+        // (arguments, scenarios, passing)
+        (
+            vec![
+                "--program".into(),
+                built("jhu-mutant-wrong-message").display().to_string(),
+                "scenarios/jhu/refusals".into(),
+                "scenarios/jhu/save".into(),
+            ],
+            2,
+            1,
+        ),
+        (
+            vec![
+                "--program".into(),
+                built("jhu-crash").display().to_string(),
+                "scenarios/jhu/score".into(),
+            ],
+            1,
+            0,
+        ),
+        (
+            vec![
+                "--program".into(),
+                built("cuhk-correct").display().to_string(),
+                MODE3.into(),
+                MODE2.into(),
+                "scenarios/cuhk/console".into(),
+            ],
+            3,
+            3,
+        ),
+        (
+            vec![
+                "--program".into(),
+                built("cuhk-machine-illegal").display().to_string(),
+                MODE3.into(),
+            ],
+            1,
+            0,
+        ),
+        (
+            vec![
+                "--submission".into(),
+                fixtures().join("cuhk-compile-error").display().to_string(),
+                "scenarios/cuhk/console".into(),
+                "scenarios/cuhk/notation".into(),
+            ],
+            2,
+            0,
+        ),
+        (
+            vec![
+                "--program".into(),
+                hostile.display().to_string(),
+                "scenarios/jhu/save".into(),
+            ],
+            1,
+            0,
+        ),
+    ];
+    for (args, scenarios, passing) in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, junit) = report_text(&args, "junit");
+        assert_eq!(code, if passing == scenarios { 0 } else { 1 }, "{args:?}");
+        let elements = xml_elements(&junit).unwrap_or_else(|e| panic!("{args:?}: {e}\n{junit}"));
+        assert_eq!(
+            elements.iter().filter(|e| *e == "testcase").count(),
+            scenarios,
+            "{junit}"
+        );
+        let failures = elements
+            .iter()
+            .filter(|e| *e == "failure" || *e == "error")
+            .count();
+        assert_eq!(failures, scenarios - passing, "{junit}");
+        assert!(junit.contains(&format!("tests=\"{scenarios}\"")), "{junit}");
+
+        if args[1] == hostile.to_str().unwrap() {
+            // The hostile text is reported, made safe, not dropped.
+            assert!(junit.contains("<a & b=\"c\">"), "{junit}");
+        }
+        let (_, gradescope) = report_text(&args, "gradescope");
+        let tests = gradescope_tests(&gradescope);
+        assert_eq!(tests.len(), scenarios, "{gradescope}");
+        let full = tests.iter().filter(|(_, s, m)| s == m && *m > 0.0).count();
+        assert_eq!(full, passing, "{gradescope}");
+    }
+}
