@@ -2,7 +2,12 @@
 //! `tests/fixtures/console-scripts/` (a JHU `./chess` and a CUHK game in
 //! Python, installed by a Makefile as the course's binary; one planted bug
 //! per mutant; a C++ file that does not compile) graded through the binary
-//! with `grade --submission`, and the verdicts checked per scenario.
+//! with `grade --submission`, and the verdicts checked per scenario; then
+//! the real C++ fixture programs of `tests/fixtures/console/` (JHU with
+//! the course's starter overlay, CUHK with g++), each built once per test
+//! binary, graded on every bundled scenario their console can play, CUHK's
+//! machine players (modes 2 and 3) judged by property, and the JUnit and
+//! Gradescope reports of console runs checked well-formed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
