@@ -30,11 +30,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             "the CUHK program always starts from the start position with White to move; this setup is another position".into(),
         ));
     }
-    if scenario
-        .steps
-        .iter()
-        .any(|s| matches!(s.kind, StepKind::Machine { .. }))
-    {
+    if machine_plays(scenario, &setup) {
         return super::machine::plan(scenario, t, setup);
     }
     let mut game = Game::new(setup);
@@ -144,6 +140,42 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         exit_status: t.exit_status,
         machine: None,
     })
+}
+
+/// Does a `machine` step come while the game runs (as `chessgrade run`
+/// plays the scenario)? Then the scenario plays mode 2 or 3; a machine
+/// step after the game's end changes nothing and mode 1 skips it.
+fn machine_plays(scenario: &Scenario, setup: &Position) -> bool {
+    let mut game = Game::new(setup.clone());
+    for step in &scenario.steps {
+        match &step.kind {
+            StepKind::Move {
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let _ = game.try_move(*from, *to, *promotion);
+            }
+            StepKind::Stop { .. } => {
+                game.stop();
+            }
+            StepKind::Undo => {
+                game.undo();
+            }
+            StepKind::Redo => {
+                game.redo();
+            }
+            StepKind::Machine { seed } => {
+                if matches!(game.status(), GameStatus::Ongoing | GameStatus::Check) {
+                    return true;
+                }
+                game.machine_move(*seed);
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `Round N:` and the board, as printed before every move.
