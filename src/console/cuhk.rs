@@ -7,7 +7,8 @@
 //! refused move, and the winner line on points at the end. The program
 //! always starts from the start position, so another setup is not
 //! gradable; it has no undo, save or scores on screen (`score` steps are
-//! judged by the winner line only).
+//! judged by the winner line only). A scenario with `machine` steps is
+//! played in mode 2 or 3 instead and judged by property ([`super::machine`]).
 
 use super::texts::{CuhkTexts, fill};
 use super::{Dialect, Exchange, Judging, NotGradable, Plan};
@@ -28,6 +29,9 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             None,
             "the CUHK program always starts from the start position with White to move; this setup is another position".into(),
         ));
+    }
+    if machine_plays(scenario, &setup) {
+        return super::machine::plan(scenario, t, setup);
     }
     let mut game = Game::new(setup);
     let mut round = 1u32;
@@ -134,11 +138,48 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         ignore_trailing_space: t.ignore_trailing_space,
         exchanges,
         exit_status: t.exit_status,
+        machine: None,
     })
 }
 
+/// Does a `machine` step come while the game runs (as `chessgrade run`
+/// plays the scenario)? Then the scenario plays mode 2 or 3; a machine
+/// step after the game's end changes nothing and mode 1 skips it.
+fn machine_plays(scenario: &Scenario, setup: &Position) -> bool {
+    let mut game = Game::new(setup.clone());
+    for step in &scenario.steps {
+        match &step.kind {
+            StepKind::Move {
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let _ = game.try_move(*from, *to, *promotion);
+            }
+            StepKind::Stop { .. } => {
+                game.stop();
+            }
+            StepKind::Undo => {
+                game.undo();
+            }
+            StepKind::Redo => {
+                game.redo();
+            }
+            StepKind::Machine { seed } => {
+                if matches!(game.status(), GameStatus::Ongoing | GameStatus::Check) {
+                    return true;
+                }
+                game.machine_move(*seed);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// `Round N:` and the board, as printed before every move.
-fn round_lines(round: u32, pos: &Position, t: &CuhkTexts) -> Vec<String> {
+pub(super) fn round_lines(round: u32, pos: &Position, t: &CuhkTexts) -> Vec<String> {
     let mut lines = vec![fill(&t.round, "n", &round.to_string())];
     lines.extend(board_lines(pos, t));
     lines
@@ -175,7 +216,7 @@ pub(super) fn board_lines(pos: &Position, t: &CuhkTexts) -> Vec<String> {
 }
 
 /// The last line: the side with more points wins, else a draw.
-fn winner_line(game: &Game, t: &CuhkTexts) -> String {
+pub(super) fn winner_line(game: &Game, t: &CuhkTexts) -> String {
     match game.scores().leader() {
         Some(Color::White) => t.white_wins.clone(),
         Some(Color::Black) => t.black_wins.clone(),

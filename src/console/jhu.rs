@@ -175,6 +175,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         ignore_trailing_space: t.ignore_trailing_space,
         exchanges,
         exit_status: t.exit_status,
+        machine: None,
     })
 }
 

@@ -16,14 +16,19 @@
 //! ./chess`, as the course suggests), stdout and stderr on one pipe so their
 //! order is kept. Its output, ANSI codes stripped, is split at the course's
 //! prompts: the text after the k-th prompt is the answer to the k-th input,
-//! so a mismatch names the command that caused it ([`judge`]).
+//! so a mismatch names the command that caused it ([`judge`]). CUHK's
+//! machine players (modes 2 and 3) print moves no reference can predict:
+//! those games are walked on the reference and judged by property
+//! ([`machine`]).
 
 mod cuhk;
 mod jhu;
+mod machine;
 mod run;
 mod shim;
 mod texts;
 
+pub use machine::{MachineGame, MachineMode};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};
 pub use texts::{CuhkTexts, JhuTexts, Texts};
@@ -111,6 +116,10 @@ pub struct Plan {
     pub exchanges: Vec<Exchange>,
     /// The exit status the course's program ends with.
     pub exit_status: i32,
+    /// CUHK modes 2 and 3: the transcript is judged by property on the
+    /// reference ([`machine`]), not against `exchanges`' expected lines
+    /// (which then only carry the input).
+    pub machine: Option<MachineGame>,
 }
 
 /// One command and what the course's program prints for it.
@@ -225,9 +234,15 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
             return result(points, visibility, Verdict::InputError(d));
         }
     };
-    let verdict = match judge(&plan, &outcome) {
+    let first_mismatch = match &plan.machine {
+        Some(game) => machine::judge(game, &outcome, plan.exit_status)
+            .map(|m| (m.board_before, m.line, m.mismatch)),
+        None => judge(&plan, &outcome)
+            .map(|(k, line, m)| (plan.exchanges[k].board_before.clone(), line, m)),
+    };
+    let verdict = match first_mismatch {
         None => Verdict::Pass,
-        Some((exchange, line, mismatch)) => {
+        Some((board_before, line, mismatch)) => {
             let source = std::fs::read_to_string(&found.path).unwrap_or_default();
             let step_source = line.and_then(|l| {
                 source
@@ -239,7 +254,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
                 kind: FailureKind::Transcript(Box::new(mismatch)),
                 line,
                 step_source,
-                board_before: plan.exchanges[exchange].board_before.clone(),
+                board_before,
                 stderr: None,
             }))
         }
@@ -345,6 +360,22 @@ pub fn judged_lines(chunk: &str, judging: &Judging, ignore_trailing_space: bool)
     }
 }
 
+/// The expected lines as compared: trailing spaces dropped when the
+/// dialect tolerates them (on both sides, so the course's own trailing
+/// spaces and a program without them agree).
+fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
+    expected
+        .iter()
+        .map(|l| {
+            if ignore_trailing_space {
+                l.trim_end().to_string()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
 /// Only what differs: the expected and actual lines between their common
 /// start and common end.
 fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
@@ -416,9 +447,10 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
             return mismatch(k, problem, ex.expected.clone(), Vec::new(), "");
         };
         let actual = judged_lines(chunk, &plan.judging, plan.ignore_trailing_space);
+        let expected = tidy_expected(&ex.expected, plan.ignore_trailing_space);
         let is_last_chunk = k + 1 == chunks.len();
-        if actual != ex.expected {
-            let (e, a) = differing(&ex.expected, &actual);
+        if actual != expected {
+            let (e, a) = differing(&expected, &actual);
             let is_end = k + 1 == plan.exchanges.len();
             let problem = match (&abnormal, is_last_chunk) {
                 (Some(p), true) if *p != TranscriptProblem::DidNotExit => p.clone(),

@@ -55,6 +55,12 @@ pub struct CuhkTexts {
     pub mode_prompt: String,
     /// The answer to the mode prompt (1: human vs human).
     pub mode: String,
+    /// The answer for human (White) against machine (Black).
+    #[serde(default = "mode_2")]
+    pub mode_human_vs_machine: String,
+    /// The answer for machine against machine.
+    #[serde(default = "mode_3")]
+    pub mode_machine_vs_machine: String,
     /// `{n}` is the round number (one per move).
     pub round: String,
     /// `{side}` is `white` or `black` below.
@@ -91,6 +97,14 @@ impl Texts {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
+}
+
+fn mode_2() -> String {
+    "2".into()
+}
+
+fn mode_3() -> String {
+    "3".into()
 }
 
 /// Fills `{key}` in a text.
