@@ -27,6 +27,7 @@ use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
 use crate::scenario::{Step, StepKind};
 use crate::trace::Outcome;
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::ChildStdin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -59,7 +60,7 @@ pub struct ProcessSubject {
 struct Running {
     child: Sandboxed,
     requests: Sender<Vec<u8>>,
-    answers: Receiver<ReadEvent>,
+    answers: Answers,
     /// Signalled when the stderr drain reaches end of file.
     stderr_done: Receiver<()>,
     hello: Hello,
@@ -68,6 +69,27 @@ struct Running {
     /// Answer bytes streamed scans are expected to produce (see [`spawn_reader`]).
     allowance: Arc<AtomicUsize>,
     _workdir: tempfile::TempDir,
+}
+
+/// The reader thread's events, handed over a batch at a time: every line
+/// already in its buffer goes in one message, so the caller is woken once
+/// per read of the pipe rather than once per line (a scan's answer is
+/// hundreds of lines).
+struct Answers {
+    batches: Receiver<Vec<ReadEvent>>,
+    pending: VecDeque<ReadEvent>,
+}
+
+impl Answers {
+    fn recv_timeout(&mut self, left: Duration) -> Result<ReadEvent, RecvTimeoutError> {
+        if let Some(event) = self.pending.pop_front() {
+            return Ok(event);
+        }
+        self.pending.extend(self.batches.recv_timeout(left)?);
+        self.pending
+            .pop_front()
+            .ok_or(RecvTimeoutError::Disconnected)
+    }
 }
 
 enum ReadEvent {
@@ -772,12 +794,13 @@ fn spawn_reader(
     max_line: usize,
     max_total: usize,
     allowance: Arc<AtomicUsize>,
-) -> Receiver<ReadEvent> {
+) -> Answers {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut reader = BufReader::with_capacity(64 << 10, stdout);
         let mut total = 0usize;
         let mut buf = Vec::new();
+        let mut batch = Vec::new();
         loop {
             buf.clear();
             let read = (&mut reader)
@@ -798,12 +821,19 @@ fn spawn_reader(
                 }
             };
             let last = !matches!(event, ReadEvent::Line(_));
-            if tx.send(event).is_err() || last {
+            batch.push(event);
+            // Hand over what we have before a read that could block (no
+            // whole line buffered), and at least every 4,096 lines.
+            let more = !last && batch.len() < 4096 && reader.buffer().contains(&b'\n');
+            if !more && (tx.send(std::mem::take(&mut batch)).is_err() || last) {
                 break;
             }
         }
     });
-    rx
+    Answers {
+        batches: rx,
+        pending: VecDeque::new(),
+    }
 }
 
 /// Waits (briefly) until everything the engine wrote to stderr is kept:
