@@ -115,6 +115,8 @@ pub trait Subject {
     /// the whole list at once (one round trip per scenario instead of two
     /// per step). Either way the calls reach the subject in the same order
     /// and number, and every step runs whatever earlier steps answered.
+    /// The scenario's calls end here: the subject may close the scenario
+    /// with the last step, so only [`Subject::finish`] follows.
     fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
         run_steps_one_by_one(self, steps)
     }

@@ -55,6 +55,11 @@ pub struct ProcessSubject {
     deadline: Instant,
     /// What the engine wrote to stderr during the current scenario (capped).
     stderr: Arc<Mutex<CappedText>>,
+    /// Setup requests sent whose `OK` is not read yet: the setup does not
+    /// wait for them, so that they travel with the first call (one round
+    /// trip for setup and initial board); they are read, in order, before
+    /// any other answer.
+    unconfirmed: Vec<Request>,
 }
 
 struct Running {
@@ -66,6 +71,8 @@ struct Running {
     hello: Hello,
     /// A fork server's child is serving a scenario.
     in_session: bool,
+    /// `END` was sent with the scenario's last steps (see `run_steps`).
+    end_sent: bool,
     /// Answer bytes streamed scans are expected to produce (see [`spawn_reader`]).
     allowance: Arc<AtomicUsize>,
     _workdir: tempfile::TempDir,
@@ -108,6 +115,7 @@ impl ProcessSubject {
             dims: None,
             deadline: Instant::now(),
             stderr: Arc::new(Mutex::new(CappedText::default())),
+            unconfirmed: Vec::new(),
         }
     }
 
@@ -171,6 +179,7 @@ impl ProcessSubject {
                 name: None,
             },
             in_session: false,
+            end_sent: false,
             allowance,
             _workdir: workdir,
         });
@@ -213,6 +222,7 @@ impl ProcessSubject {
 
     /// Kills the engine's whole process group and reaps it.
     fn stop(&mut self) {
+        self.unconfirmed.clear();
         if let Some(mut run) = self.running.take() {
             run.child.end();
             collect_stderr(&run);
@@ -406,7 +416,18 @@ impl ProcessSubject {
         self.read_list(request, "SAVE", |l| Some(l.to_string()))
     }
 
+    /// The next answer, after the `OK`s the setup is owed.
     fn next_answer(&mut self) -> Result<String, SubjectError> {
+        if !self.unconfirmed.is_empty() {
+            for request in std::mem::take(&mut self.unconfirmed) {
+                let line = self.next_line()?;
+                self.check(&request, &line, |a| (a == "OK").then_some(()))?;
+            }
+        }
+        self.next_line()
+    }
+
+    fn next_line(&mut self) -> Result<String, SubjectError> {
         let deadline = self.deadline;
         let run = self.running()?;
         let left = deadline.saturating_duration_since(Instant::now());
@@ -557,7 +578,9 @@ impl Subject for ProcessSubject {
         if self.caps().fork {
             self.reset_stderr();
             requests.push(Request::Begin);
-            self.running()?.in_session = true;
+            let run = self.running()?;
+            run.in_session = true;
+            run.end_sent = false;
         }
         let mut expect_ok = Vec::new();
         if version >= protocol::V2 {
@@ -577,10 +600,8 @@ impl Subject for ProcessSubject {
         }
         requests.extend(expect_ok.iter().cloned());
         self.send(&requests)?;
-        for request in &expect_ok {
-            let line = self.next_answer()?;
-            self.check(request, &line, |a| (a == "OK").then_some(()))?;
-        }
+        // Checked before the next answer is read (see `unconfirmed`).
+        self.unconfirmed = expect_ok;
         Ok(())
     }
 
@@ -704,6 +725,17 @@ impl Subject for ProcessSubject {
         for r in &requests {
             let _ = writeln!(batch, "{r}\n{}", Request::Board);
         }
+        // A fork server's child can be told `END` now: nothing follows the
+        // last step's board but `finish`, which then only waits for `ENDED`
+        // (a child that fails earlier takes its server with it, see
+        // `next_line`). One round trip fewer per scenario.
+        if let Some(run) = self.running.as_mut()
+            && run.hello.caps.fork
+            && run.in_session
+        {
+            let _ = writeln!(batch, "{}", Request::End);
+            run.end_sent = true;
+        }
         if let Err(error) = self.send_bytes(batch) {
             run.failure = Some((0, error));
             return run;
@@ -728,6 +760,7 @@ impl Subject for ProcessSubject {
     /// `QUIT` and given until its end of output (at most a moment) to exit
     /// before its group is ended. No fixed sleep: each wait ends on an event.
     fn finish(&mut self) {
+        self.unconfirmed.clear();
         let Some(run) = self.running.as_mut() else {
             return;
         };
@@ -735,7 +768,9 @@ impl Subject for ProcessSubject {
             if !run.in_session {
                 return; // the child already ended (its ENDED was read)
             }
-            let _ = run.requests.send(b"END\n".to_vec());
+            if !run.end_sent {
+                let _ = run.requests.send(b"END\n".to_vec());
+            }
             let until = Instant::now() + Duration::from_secs(1);
             let clean = loop {
                 let left = until.saturating_duration_since(Instant::now());
