@@ -979,6 +979,60 @@ mod tests {
         subject.finish();
     }
 
+    /// A v1 engine that logs every request to stderr, answers `OK`, `1`
+    /// to moves and an empty 2×2 board, and exits at its second `MOVE`.
+    const LOGGING_ENGINE: &str = "import sys\nmoves = 0\nfor line in sys.stdin:\n    t = line.split()\n    sys.stderr.write(line); sys.stderr.flush()\n    if t == ['HELLO', '2']: print('ERR unsupported', flush=True)\n    elif t[0] == 'HELLO': print('HELLO 1 log', flush=True)\n    elif t[0] == 'MOVE':\n        moves += 1\n        if moves == 2: sys.exit(3)\n        print('1', flush=True)\n    elif t[0] == 'BOARD': print('BOARD ../..', flush=True)\n    elif t[0] == 'QUIT': break\n    else: print('OK', flush=True)\n";
+
+    #[test]
+    fn pipelined_steps_keep_the_order_and_stop_at_the_failing_step() {
+        let (_dir, command) = python(LOGGING_ENGINE);
+        let scenario = crate::scenario::parse(
+            "1\n2 2\nw k 0 0\n~\nmovePiece 0 0 0 1\nmovePiece 0 1 1 1\nmovePiece 1 1 1 0\n",
+        )
+        .unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        subject.setup(&Setup::of(&scenario)).unwrap();
+        assert_eq!(subject.board().unwrap().as_str(), "../..");
+        let run = subject.run_steps(&scenario.steps);
+        assert_eq!(run.done.len(), 1, "the first step and its board");
+        assert_eq!(run.done[0].0, Outcome::Moved(true));
+        assert_eq!(run.failure, Some((1, SubjectError::ExitedEarly(Some(3)))));
+        subject.finish();
+        // The engine saw the setup (its OKs read with the first board),
+        // then each step followed by BOARD, in order, up to where it died.
+        let log = subject.stderr_excerpt();
+        let seen: Vec<&str> = log.lines().skip_while(|l| !l.starts_with("NEW")).collect();
+        assert_eq!(
+            seen,
+            [
+                "NEW 2 2",
+                "PLACE w k 0 0",
+                "BOARD",
+                "MOVE 0 0 0 1",
+                "BOARD",
+                "MOVE 0 1 1 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_setup_the_engine_refuses_fails_before_the_first_board() {
+        let (_dir, command) = python(
+            "import sys\nfor line in sys.stdin:\n    t = line.split()\n    if t[0] == 'HELLO': print('HELLO 2 x', flush=True)\n    elif t[0] == 'PLACE': print('ERR no', flush=True)\n    elif t[0] == 'BOARD': print('BOARD ../..', flush=True)\n    else: print('OK', flush=True)\n",
+        );
+        let scenario = crate::scenario::parse("1\n2 2\nw k 0 0\n~\n").unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        subject.setup(&Setup::of(&scenario)).unwrap();
+        let err = subject.board().unwrap_err();
+        let SubjectError::Malformed(msg) = err else {
+            panic!("{err}")
+        };
+        assert!(
+            msg.contains("PLACE w k 0 0") && msg.contains("ERR no"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn an_unknown_version_is_a_clear_malformed_answer() {
         let (_dir, command) =
