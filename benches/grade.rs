@@ -6,12 +6,16 @@
 //! - the submission's own compute: its engine, in ONE process, fed every
 //!   config's requests in one go (the adapter expanding every scan itself);
 //! - grader overhead per scenario = (wall of `grade --jobs 1 --engine <built engine>`
-//!   − own compute) / 151 (target < 1 ms);
+//!   − own compute) / 151 (target < 1 ms); the part of it that is the fork
+//!   server's fork per scenario, measured without the grader (this bench
+//!   drives the engine through `BEGIN`/`END` itself), is printed below it;
 //! - `grade --submission` wall against compile + own compute (target ≤ 1.10);
 //! - peak RSS (grader and engine, from `/usr/bin/time`) of grading the
 //!   bundled 256×256 scenario (target < 100 MB).
 //!
-//! `cargo bench --bench grade`. Needs g++ and `../shared/`.
+//! Times are the best of 5 runs. `cargo bench --bench grade`; with
+//! `GRADE_BENCH_ENGINE=<built engine>` that engine is measured instead of the
+//! fixture's (docs/performance.md). Needs g++ and `../shared/`.
 
 use chessgrade::protocol::{Request, ScanKind};
 use chessgrade::scenario::{self, StepKind};
@@ -170,11 +174,11 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| build.command.program.clone());
 
-    let own = best_of(3, || (own_compute(&engine, &configs), ())).0;
-    let forked = best_of(3, || (own_compute_forked(&engine, &configs), ())).0;
+    let own = best_of(5, || (own_compute(&engine, &configs), ())).0;
+    let forked = best_of(5, || (own_compute_forked(&engine, &configs), ())).0;
     let (c, e) = (configs_dir.to_str().unwrap(), expected.to_str().unwrap());
     let eng = engine.to_str().unwrap();
-    let (graded, out) = best_of(3, || {
+    let (graded, out) = best_of(5, || {
         // One worker: the same single core the own-compute peer had.
         chessgrade(&[
             "grade",
