@@ -6,17 +6,21 @@
 //! - the submission's own compute: its engine, in ONE process, fed every
 //!   config's requests in one go (the adapter expanding every scan itself);
 //! - grader overhead per scenario = (wall of `grade --jobs 1 --engine <built engine>`
-//!   − own compute) / 151 (target < 1 ms);
+//!   − own compute) / 151 (target < 1 ms); the part of it that is the fork
+//!   server's fork per scenario, measured without the grader (this bench
+//!   drives the engine through `BEGIN`/`END` itself), is printed below it;
 //! - `grade --submission` wall against compile + own compute (target ≤ 1.10);
 //! - peak RSS (grader and engine, from `/usr/bin/time`) of grading the
 //!   bundled 256×256 scenario (target < 100 MB).
 //!
-//! `cargo bench --bench grade`. Needs g++ and `../shared/`.
+//! Times are the best of 5 runs. `cargo bench --bench grade`; with
+//! `GRADE_BENCH_ENGINE=<built engine>` that engine is measured instead of the
+//! fixture's (docs/performance.md). Needs g++ and `../shared/`.
 
 use chessgrade::protocol::{Request, ScanKind};
 use chessgrade::scenario::{self, StepKind};
 use chessgrade::submission::{CppOptions, build_cpp};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -49,7 +53,7 @@ fn requests(path: &Path, out: &mut Vec<u8>) {
     }
 }
 
-/// The engine's own compute: one process answers all 151 configs.
+/// The engine's own compute: one process answers all 151 configs in one go.
 fn own_compute(engine: &Path, configs: &[PathBuf]) -> Duration {
     let mut input = b"HELLO 2\n".to_vec();
     for c in configs {
@@ -80,6 +84,48 @@ fn own_compute(engine: &Path, configs: &[PathBuf]) -> Duration {
         "the engine answered every request"
     );
     took
+}
+
+/// The same compute with the fork server as the grader drives it, minus
+/// the grader: each config in a child the adapter forks (`BEGIN` … `END`,
+/// then wait for `ENDED`: the one round trip per scenario that forking
+/// needs), written and read directly from this thread.
+fn own_compute_forked(engine: &Path, configs: &[PathBuf]) -> Duration {
+    let started = Instant::now();
+    let mut child = Command::new(engine)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the engine starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdin.write_all(b"HELLO 2\n").unwrap();
+    answers.read_line(&mut line).unwrap();
+    for c in configs {
+        let mut input = b"BEGIN\n".to_vec();
+        requests(c, &mut input);
+        input.extend_from_slice(b"END\n");
+        stdin.write_all(&input).unwrap();
+        loop {
+            line.clear();
+            assert!(
+                answers.read_line(&mut line).unwrap() > 0,
+                "the engine answers"
+            );
+            assert!(
+                !line.starts_with("ERR"),
+                "the engine answered every request"
+            );
+            if line.starts_with("ENDED") {
+                break;
+            }
+        }
+    }
+    stdin.write_all(b"QUIT\n").unwrap();
+    child.wait().unwrap();
+    started.elapsed()
 }
 
 fn chessgrade(args: &[&str]) -> (Duration, std::process::Output) {
@@ -122,12 +168,17 @@ fn main() {
     let started = Instant::now();
     let build = build_cpp(&fixture, &options).expect("the fixture compiles");
     let compile = started.elapsed();
-    let engine = build.command.program.clone();
+    // GRADE_BENCH_ENGINE=<built engine>: measure that engine instead (for
+    // profiling, docs/performance.md); the compile figure stays the fixture's.
+    let engine = std::env::var_os("GRADE_BENCH_ENGINE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| build.command.program.clone());
 
-    let own = best_of(3, || (own_compute(&engine, &configs), ())).0;
+    let own = best_of(5, || (own_compute(&engine, &configs), ())).0;
+    let forked = best_of(5, || (own_compute_forked(&engine, &configs), ())).0;
     let (c, e) = (configs_dir.to_str().unwrap(), expected.to_str().unwrap());
     let eng = engine.to_str().unwrap();
-    let (graded, out) = best_of(3, || {
+    let (graded, out) = best_of(5, || {
         // One worker: the same single core the own-compute peer had.
         chessgrade(&[
             "grade",
@@ -152,6 +203,11 @@ fn main() {
         "grader overhead per scenario  {overhead:8.3} ms   (grade --jobs 1 --engine {:.3}s − own compute {:.3}s, {n} configs; target < 1 ms)",
         graded.as_secs_f64(),
         own.as_secs_f64()
+    );
+    println!(
+        "  of which fork per scenario   {:8.3} ms   (own compute with a fork server, no grader, {:.3}s − own compute)",
+        (forked.as_secs_f64() - own.as_secs_f64()) * 1000.0 / n as f64,
+        forked.as_secs_f64()
     );
     let peer = compile + own;
     println!(

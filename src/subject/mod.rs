@@ -10,7 +10,8 @@ pub use process::{EngineCommand, Limits, PROTOCOL_VERSION, ProcessSubject, WINDO
 
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 use crate::engine::{BoardText, FenError, GameStatus, MoveError, Position, RuleSet, Scores};
-use crate::scenario::{Placement, Scenario};
+use crate::scenario::{Placement, Scenario, Step, StepKind};
+use crate::trace::Outcome;
 use std::fmt;
 
 /// How a scenario sets up its board.
@@ -109,12 +110,73 @@ pub trait Subject {
     fn save(&mut self) -> Result<Vec<String>, SubjectError> {
         Err(SubjectError::Unsupported("save".into()))
     }
+    /// Plays `steps` in order, each followed by the board, until one fails.
+    /// The default asks one call at a time; a subject behind a pipe sends
+    /// the whole list at once (one round trip per scenario instead of two
+    /// per step). Either way the calls reach the subject in the same order
+    /// and number, and every step runs whatever earlier steps answered.
+    /// The scenario's calls end here: the subject may close the scenario
+    /// with the last step, so only [`Subject::finish`] follows.
+    fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
+        run_steps_one_by_one(self, steps)
+    }
     /// The scenario is over: release what the subject holds (a process).
     fn finish(&mut self) {}
     /// Debug output the subject produced (a submission's stderr), for reports.
     fn stderr_excerpt(&self) -> Option<String> {
         None
     }
+}
+
+/// What [`Subject::run_steps`] gives back: the outcome of each step that
+/// finished, with the board after it, in step order; and, if a step failed,
+/// its index in the list and why (no step after it ran).
+#[derive(Clone, Debug, Default)]
+pub struct StepsRun {
+    pub done: Vec<(Outcome, BoardText)>,
+    pub failure: Option<(usize, SubjectError)>,
+}
+
+/// [`Subject::run_steps`] one call at a time.
+pub fn run_steps_one_by_one<S: Subject + ?Sized>(subject: &mut S, steps: &[Step]) -> StepsRun {
+    let mut run = StepsRun::default();
+    for (i, step) in steps.iter().enumerate() {
+        match run_step(subject, &step.kind).and_then(|o| Ok((o, subject.board()?))) {
+            Ok(done) => run.done.push(done),
+            Err(error) => {
+                run.failure = Some((i, error));
+                break;
+            }
+        }
+    }
+    run
+}
+
+/// One step's call (or scan), without the board after it.
+pub fn run_step<S: Subject + ?Sized>(
+    subject: &mut S,
+    step: &StepKind,
+) -> Result<Outcome, SubjectError> {
+    Ok(match step {
+        StepKind::MovePiece { from, to } => Outcome::Moved(subject.move_piece(*from, *to)?),
+        StepKind::IsValidScan => Outcome::ValidMoves(subject.valid_scan()?),
+        StepKind::UnderThreatScan => Outcome::Threatened(subject.threat_scan()?),
+        StepKind::Move {
+            from,
+            to,
+            promotion,
+            ..
+        } => Outcome::Played(subject.play(*from, *to, *promotion)?),
+        StepKind::Perft { depth } => Outcome::Count(subject.perft(*depth)?),
+        StepKind::Divide { depth } => Outcome::Divide(subject.divide(*depth)?),
+        StepKind::Undo => Outcome::Moved(subject.undo()?),
+        StepKind::Redo => Outcome::Moved(subject.redo()?),
+        StepKind::Status => Outcome::Status(subject.status()?),
+        StepKind::Stop { .. } => Outcome::Status(subject.stop()?),
+        StepKind::Score => Outcome::Score(subject.score()?),
+        StepKind::Machine { seed } => Outcome::Machine(subject.machine(*seed)?),
+        StepKind::Save => Outcome::Saved(subject.save()?),
+    })
 }
 
 /// Why a subject could not answer. The engine never fails; submissions do.

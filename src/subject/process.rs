@@ -19,12 +19,15 @@
 //! is killed. Nothing here sleeps for a fixed time: every wait is for an
 //! answer, an end of file or an exit.
 
-use super::{Setup, Subject, SubjectError};
+use super::{Setup, StepsRun, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Role, Square};
 use crate::engine::{BoardText, GameStatus, MoveError, RuleSetId, Scores};
 use crate::protocol::{self, Capabilities, Ended, Hello, Request, ScanKind};
 use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
+use crate::scenario::{Step, StepKind};
+use crate::trace::Outcome;
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::ChildStdin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -52,20 +55,48 @@ pub struct ProcessSubject {
     deadline: Instant,
     /// What the engine wrote to stderr during the current scenario (capped).
     stderr: Arc<Mutex<CappedText>>,
+    /// Setup requests sent whose `OK` is not read yet: the setup does not
+    /// wait for them, so that they travel with the first call (one round
+    /// trip for setup and initial board); they are read, in order, before
+    /// any other answer.
+    unconfirmed: Vec<Request>,
 }
 
 struct Running {
     child: Sandboxed,
     requests: Sender<Vec<u8>>,
-    answers: Receiver<ReadEvent>,
+    answers: Answers,
     /// Signalled when the stderr drain reaches end of file.
     stderr_done: Receiver<()>,
     hello: Hello,
     /// A fork server's child is serving a scenario.
     in_session: bool,
+    /// `END` was sent with the scenario's last steps (see `run_steps`).
+    end_sent: bool,
     /// Answer bytes streamed scans are expected to produce (see [`spawn_reader`]).
     allowance: Arc<AtomicUsize>,
     _workdir: tempfile::TempDir,
+}
+
+/// The reader thread's events, handed over a batch at a time: every line
+/// already in its buffer goes in one message, so the caller is woken once
+/// per read of the pipe rather than once per line (a scan's answer is
+/// hundreds of lines).
+struct Answers {
+    batches: Receiver<Vec<ReadEvent>>,
+    pending: VecDeque<ReadEvent>,
+}
+
+impl Answers {
+    fn recv_timeout(&mut self, left: Duration) -> Result<ReadEvent, RecvTimeoutError> {
+        if let Some(event) = self.pending.pop_front() {
+            return Ok(event);
+        }
+        self.pending.extend(self.batches.recv_timeout(left)?);
+        self.pending
+            .pop_front()
+            .ok_or(RecvTimeoutError::Disconnected)
+    }
 }
 
 enum ReadEvent {
@@ -84,6 +115,7 @@ impl ProcessSubject {
             dims: None,
             deadline: Instant::now(),
             stderr: Arc::new(Mutex::new(CappedText::default())),
+            unconfirmed: Vec::new(),
         }
     }
 
@@ -147,6 +179,7 @@ impl ProcessSubject {
                 name: None,
             },
             in_session: false,
+            end_sent: false,
             allowance,
             _workdir: workdir,
         });
@@ -189,6 +222,7 @@ impl ProcessSubject {
 
     /// Kills the engine's whole process group and reaps it.
     fn stop(&mut self) {
+        self.unconfirmed.clear();
         if let Some(mut run) = self.running.take() {
             run.child.end();
             collect_stderr(&run);
@@ -245,8 +279,18 @@ impl ProcessSubject {
         request: Request,
         accept: impl Fn(&str) -> Option<T>,
     ) -> Result<T, SubjectError> {
-        let line = self.ask(&request)?;
-        self.check(&request, &line, accept)
+        self.send(std::slice::from_ref(&request))?;
+        self.read(&request, accept)
+    }
+
+    /// The answer to `request`, already sent, checked by `accept`.
+    fn read<T>(
+        &mut self,
+        request: &Request,
+        accept: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, SubjectError> {
+        let line = self.next_answer()?;
+        self.check(request, &line, accept)
     }
 
     fn check<T>(
@@ -264,25 +308,126 @@ impl ProcessSubject {
         }
     }
 
-    /// Reads a multi-line answer: `<word> <n>` then `n` lines, each checked.
-    fn call_list<T>(
+    /// The multi-line answer to `request`, already sent (`<word> <n>` then `n` lines, each checked).
+    fn read_list<T>(
         &mut self,
-        request: Request,
+        request: &Request,
         word: &str,
         accept: impl Fn(&str) -> Option<T>,
     ) -> Result<Vec<T>, SubjectError> {
-        let head = self.ask(&request)?;
-        let n = self.check(&request, &head, |a| protocol::parse_count(a, word))?;
+        let n = self.read(request, |a| protocol::parse_count(a, word))?;
         let mut out = Vec::new();
         for _ in 0..n {
-            let line = self.next_answer()?;
-            let item = self.check(&request, &line, &accept)?;
+            let item = self.read(request, &accept)?;
             out.push(item);
         }
         Ok(out)
     }
 
+    /// The one request that asks for `step`, if the engine can answer it
+    /// as one request (a scan needs the `scan` capability, the richer steps
+    /// protocol v2); `None`: the step is asked the slow way, or refused.
+    fn step_request(&self, step: &StepKind) -> Option<Request> {
+        let v2 = self.version() >= protocol::V2;
+        Some(match step {
+            StepKind::MovePiece { from, to } => Request::Move(*from, *to),
+            StepKind::IsValidScan if self.caps().scan => Request::Scan(ScanKind::Valid),
+            StepKind::UnderThreatScan if self.caps().scan => Request::Scan(ScanKind::Threat),
+            StepKind::IsValidScan | StepKind::UnderThreatScan => return None,
+            _ if !v2 => return None,
+            StepKind::Move {
+                from,
+                to,
+                promotion,
+                ..
+            } => Request::Play {
+                from: *from,
+                to: *to,
+                promotion: *promotion,
+            },
+            StepKind::Perft { depth } => Request::Perft(*depth),
+            StepKind::Divide { depth } => Request::Divide(*depth),
+            StepKind::Undo => Request::Undo,
+            StepKind::Redo => Request::Redo,
+            StepKind::Status => Request::Status,
+            StepKind::Stop { .. } => Request::Stop,
+            StepKind::Score => Request::Score,
+            StepKind::Machine { seed } => Request::Machine(*seed),
+            StepKind::Save => Request::Save,
+        })
+    }
+
+    /// The answer to `request` (already sent, made by [`Self::step_request`]
+    /// for `step`), as the step's outcome: the same checks as the one-call
+    /// methods of [`Subject`].
+    fn receive(&mut self, step: &StepKind, request: &Request) -> Result<Outcome, SubjectError> {
+        Ok(match step {
+            StepKind::MovePiece { .. } | StepKind::Undo | StepKind::Redo => {
+                Outcome::Moved(self.read(request, protocol::parse_bool)?)
+            }
+            StepKind::IsValidScan => Outcome::ValidMoves(self.read_valid_scan(request)?),
+            StepKind::UnderThreatScan => Outcome::Threatened(self.read_threat_scan(request)?),
+            StepKind::Move { .. } => Outcome::Played(self.read(request, protocol::parse_played)?),
+            StepKind::Perft { .. } => Outcome::Count(self.read(request, protocol::parse_perft)?),
+            StepKind::Divide { .. } => Outcome::Divide(self.read_divide(request)?),
+            StepKind::Status | StepKind::Stop { .. } => {
+                Outcome::Status(self.read(request, protocol::parse_status)?)
+            }
+            StepKind::Score => Outcome::Score(self.read(request, protocol::parse_score)?),
+            StepKind::Machine { .. } => {
+                Outcome::Machine(self.read(request, protocol::parse_machine)?)
+            }
+            StepKind::Save => Outcome::Saved(self.read_save(request)?),
+        })
+    }
+
+    fn read_board(&mut self) -> Result<BoardText, SubjectError> {
+        let dims = self.dims()?;
+        self.read(&Request::Board, |a| protocol::parse_board(a, dims))
+    }
+
+    fn read_valid_scan(
+        &mut self,
+        request: &Request,
+    ) -> Result<Vec<(Square, Square)>, SubjectError> {
+        let dims = self.dims()?;
+        let mut pairs = self.read_list(request, "SCAN", |l| protocol::parse_valid_line(l, dims))?;
+        // Sorted (stable), not deduplicated: an engine lists a promotion
+        // once per role, as the reference does.
+        pairs.sort();
+        Ok(pairs)
+    }
+
+    fn read_threat_scan(&mut self, request: &Request) -> Result<Vec<Square>, SubjectError> {
+        let dims = self.dims()?;
+        let mut squares =
+            self.read_list(request, "SCAN", |l| protocol::parse_threat_line(l, dims))?;
+        squares.sort();
+        Ok(squares)
+    }
+
+    fn read_divide(&mut self, request: &Request) -> Result<Vec<(String, u64)>, SubjectError> {
+        let mut lines = self.read_list(request, "DIVIDE", protocol::parse_divide_line)?;
+        lines.sort();
+        Ok(lines)
+    }
+
+    fn read_save(&mut self, request: &Request) -> Result<Vec<String>, SubjectError> {
+        self.read_list(request, "SAVE", |l| Some(l.to_string()))
+    }
+
+    /// The next answer, after the `OK`s the setup is owed.
     fn next_answer(&mut self) -> Result<String, SubjectError> {
+        if !self.unconfirmed.is_empty() {
+            for request in std::mem::take(&mut self.unconfirmed) {
+                let line = self.next_line()?;
+                self.check(&request, &line, |a| (a == "OK").then_some(()))?;
+            }
+        }
+        self.next_line()
+    }
+
+    fn next_line(&mut self) -> Result<String, SubjectError> {
         let deadline = self.deadline;
         let run = self.running()?;
         let left = deadline.saturating_duration_since(Instant::now());
@@ -299,8 +444,12 @@ impl ProcessSubject {
                 if run.in_session
                     && let Some(ended) = protocol::parse_ended(&line)
                 {
-                    // The scenario's child died; the server lives on.
+                    // The scenario's child died. Requests sent after the
+                    // one it died on may still wait in the pipe, where the
+                    // server would read them as its own: start afresh for
+                    // the next scenario rather than risk stray answers.
                     run.in_session = false;
+                    self.stop();
                     return Err(match ended {
                         Ended::Exit(code) => SubjectError::ExitedEarly(Some(code)),
                         Ended::Signal(sig) if sig == "SIGXCPU" => SubjectError::Timeout,
@@ -429,7 +578,9 @@ impl Subject for ProcessSubject {
         if self.caps().fork {
             self.reset_stderr();
             requests.push(Request::Begin);
-            self.running()?.in_session = true;
+            let run = self.running()?;
+            run.in_session = true;
+            run.end_sent = false;
         }
         let mut expect_ok = Vec::new();
         if version >= protocol::V2 {
@@ -449,23 +600,17 @@ impl Subject for ProcessSubject {
         }
         requests.extend(expect_ok.iter().cloned());
         self.send(&requests)?;
-        for request in &expect_ok {
-            let line = self.next_answer()?;
-            self.check(request, &line, |a| (a == "OK").then_some(()))?;
-        }
+        // Checked before the next answer is read (see `unconfirmed`).
+        self.unconfirmed = expect_ok;
         Ok(())
     }
 
     fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
         let dims = self.dims()?;
         if self.caps().scan {
-            let mut pairs = self.call_list(Request::Scan(ScanKind::Valid), "SCAN", |l| {
-                protocol::parse_valid_line(l, dims)
-            })?;
-            // Sorted (stable), not deduplicated: an engine lists a promotion
-            // once per role, as the reference does.
-            pairs.sort();
-            return Ok(pairs);
+            let request = Request::Scan(ScanKind::Valid);
+            self.send(std::slice::from_ref(&request))?;
+            return self.read_valid_scan(&request);
         }
         let n = dims.len();
         let pair = |i: usize| (dims.square_of_index(i / n), dims.square_of_index(i % n));
@@ -479,11 +624,9 @@ impl Subject for ProcessSubject {
     fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {
         let dims = self.dims()?;
         if self.caps().scan {
-            let mut squares = self.call_list(Request::Scan(ScanKind::Threat), "SCAN", |l| {
-                protocol::parse_threat_line(l, dims)
-            })?;
-            squares.sort();
-            return Ok(squares);
+            let request = Request::Scan(ScanKind::Threat);
+            self.send(std::slice::from_ref(&request))?;
+            return self.read_threat_scan(&request);
         }
         let yes = self.stream_bools(dims.len(), |i| {
             Request::Threat(dims.square_of_index(i).coord())
@@ -496,8 +639,8 @@ impl Subject for ProcessSubject {
     }
 
     fn board(&mut self) -> Result<BoardText, SubjectError> {
-        let dims = self.dims()?;
-        self.call(Request::Board, |a| protocol::parse_board(a, dims))
+        self.send(&[Request::Board])?;
+        self.read_board()
     }
 
     fn play(
@@ -522,13 +665,9 @@ impl Subject for ProcessSubject {
 
     fn divide(&mut self, depth: u32) -> Result<Vec<(String, u64)>, SubjectError> {
         self.need_v2("divide")?;
-        let mut lines = self.call_list(
-            Request::Divide(depth),
-            "DIVIDE",
-            protocol::parse_divide_line,
-        )?;
-        lines.sort();
-        Ok(lines)
+        let request = Request::Divide(depth);
+        self.send(std::slice::from_ref(&request))?;
+        self.read_divide(&request)
     }
 
     fn undo(&mut self) -> Result<bool, SubjectError> {
@@ -563,7 +702,57 @@ impl Subject for ProcessSubject {
 
     fn save(&mut self) -> Result<Vec<String>, SubjectError> {
         self.need_v2("save")?;
-        self.call_list(Request::Save, "SAVE", |l| Some(l.to_string()))
+        self.send(&[Request::Save])?;
+        self.read_save(&Request::Save)
+    }
+
+    /// Sends every step's request, each followed by `BOARD`, in one write,
+    /// then reads the answers in order: one round trip for the whole
+    /// scenario. The engine still serves them one by one, in order, exactly
+    /// as if each were asked alone (the grader never decides what to ask
+    /// from an earlier answer: every step runs, right or wrong). A scenario
+    /// with a step that is not one request (a scan without the `scan`
+    /// capability: streamed; a step v1 cannot express: refused) is asked
+    /// one call at a time.
+    fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
+        let requests: Option<Vec<Request>> =
+            steps.iter().map(|s| self.step_request(&s.kind)).collect();
+        let Some(requests) = requests else {
+            return super::run_steps_one_by_one(self, steps);
+        };
+        let mut run = StepsRun::default();
+        let mut batch = Vec::with_capacity(requests.len() * 16);
+        for r in &requests {
+            let _ = writeln!(batch, "{r}\n{}", Request::Board);
+        }
+        // A fork server's child can be told `END` now: nothing follows the
+        // last step's board but `finish`, which then only waits for `ENDED`
+        // (a child that fails earlier takes its server with it, see
+        // `next_line`). One round trip fewer per scenario.
+        if let Some(run) = self.running.as_mut()
+            && run.hello.caps.fork
+            && run.in_session
+        {
+            let _ = writeln!(batch, "{}", Request::End);
+            run.end_sent = true;
+        }
+        if let Err(error) = self.send_bytes(batch) {
+            run.failure = Some((0, error));
+            return run;
+        }
+        for (i, (step, request)) in steps.iter().zip(&requests).enumerate() {
+            let done = self
+                .receive(&step.kind, request)
+                .and_then(|outcome| Ok((outcome, self.read_board()?)));
+            match done {
+                Ok(done) => run.done.push(done),
+                Err(error) => {
+                    run.failure = Some((i, error));
+                    break;
+                }
+            }
+        }
+        run
     }
 
     /// Ends the scenario. A fork server's child is told `END` and the
@@ -571,6 +760,7 @@ impl Subject for ProcessSubject {
     /// `QUIT` and given until its end of output (at most a moment) to exit
     /// before its group is ended. No fixed sleep: each wait ends on an event.
     fn finish(&mut self) {
+        self.unconfirmed.clear();
         let Some(run) = self.running.as_mut() else {
             return;
         };
@@ -578,7 +768,9 @@ impl Subject for ProcessSubject {
             if !run.in_session {
                 return; // the child already ended (its ENDED was read)
             }
-            let _ = run.requests.send(b"END\n".to_vec());
+            if !run.end_sent {
+                let _ = run.requests.send(b"END\n".to_vec());
+            }
             let until = Instant::now() + Duration::from_secs(1);
             let clean = loop {
                 let left = until.saturating_duration_since(Instant::now());
@@ -637,12 +829,13 @@ fn spawn_reader(
     max_line: usize,
     max_total: usize,
     allowance: Arc<AtomicUsize>,
-) -> Receiver<ReadEvent> {
+) -> Answers {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut reader = BufReader::with_capacity(64 << 10, stdout);
         let mut total = 0usize;
         let mut buf = Vec::new();
+        let mut batch = Vec::new();
         loop {
             buf.clear();
             let read = (&mut reader)
@@ -663,12 +856,19 @@ fn spawn_reader(
                 }
             };
             let last = !matches!(event, ReadEvent::Line(_));
-            if tx.send(event).is_err() || last {
+            batch.push(event);
+            // Hand over what we have before a read that could block (no
+            // whole line buffered), and at least every 4,096 lines.
+            let more = !last && batch.len() < 4096 && reader.buffer().contains(&b'\n');
+            if !more && (tx.send(std::mem::take(&mut batch)).is_err() || last) {
                 break;
             }
         }
     });
-    rx
+    Answers {
+        batches: rx,
+        pending: VecDeque::new(),
+    }
 }
 
 /// Waits (briefly) until everything the engine wrote to stderr is kept:
@@ -777,6 +977,60 @@ mod tests {
         assert_eq!(subject.hello().unwrap().version, 1);
         assert!(matches!(subject.undo(), Err(SubjectError::Unsupported(_))));
         subject.finish();
+    }
+
+    /// A v1 engine that logs every request to stderr, answers `OK`, `1`
+    /// to moves and an empty 2×2 board, and exits at its second `MOVE`.
+    const LOGGING_ENGINE: &str = "import sys\nmoves = 0\nfor line in sys.stdin:\n    t = line.split()\n    sys.stderr.write(line); sys.stderr.flush()\n    if t == ['HELLO', '2']: print('ERR unsupported', flush=True)\n    elif t[0] == 'HELLO': print('HELLO 1 log', flush=True)\n    elif t[0] == 'MOVE':\n        moves += 1\n        if moves == 2: sys.exit(3)\n        print('1', flush=True)\n    elif t[0] == 'BOARD': print('BOARD ../..', flush=True)\n    elif t[0] == 'QUIT': break\n    else: print('OK', flush=True)\n";
+
+    #[test]
+    fn pipelined_steps_keep_the_order_and_stop_at_the_failing_step() {
+        let (_dir, command) = python(LOGGING_ENGINE);
+        let scenario = crate::scenario::parse(
+            "1\n2 2\nw k 0 0\n~\nmovePiece 0 0 0 1\nmovePiece 0 1 1 1\nmovePiece 1 1 1 0\n",
+        )
+        .unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        subject.setup(&Setup::of(&scenario)).unwrap();
+        assert_eq!(subject.board().unwrap().as_str(), "../..");
+        let run = subject.run_steps(&scenario.steps);
+        assert_eq!(run.done.len(), 1, "the first step and its board");
+        assert_eq!(run.done[0].0, Outcome::Moved(true));
+        assert_eq!(run.failure, Some((1, SubjectError::ExitedEarly(Some(3)))));
+        subject.finish();
+        // The engine saw the setup (its OKs read with the first board),
+        // then each step followed by BOARD, in order, up to where it died.
+        let log = subject.stderr_excerpt();
+        let seen: Vec<&str> = log.lines().skip_while(|l| !l.starts_with("NEW")).collect();
+        assert_eq!(
+            seen,
+            [
+                "NEW 2 2",
+                "PLACE w k 0 0",
+                "BOARD",
+                "MOVE 0 0 0 1",
+                "BOARD",
+                "MOVE 0 1 1 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_setup_the_engine_refuses_fails_before_the_first_board() {
+        let (_dir, command) = python(
+            "import sys\nfor line in sys.stdin:\n    t = line.split()\n    if t[0] == 'HELLO': print('HELLO 2 x', flush=True)\n    elif t[0] == 'PLACE': print('ERR no', flush=True)\n    elif t[0] == 'BOARD': print('BOARD ../..', flush=True)\n    else: print('OK', flush=True)\n",
+        );
+        let scenario = crate::scenario::parse("1\n2 2\nw k 0 0\n~\n").unwrap();
+        let mut subject = ProcessSubject::new(command, Limits::default());
+        subject.setup(&Setup::of(&scenario)).unwrap();
+        let err = subject.board().unwrap_err();
+        let SubjectError::Malformed(msg) = err else {
+            panic!("{err}")
+        };
+        assert!(
+            msg.contains("PLACE w k 0 0") && msg.contains("ERR no"),
+            "{msg}"
+        );
     }
 
     #[test]
