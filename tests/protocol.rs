@@ -103,6 +103,20 @@ fn the_python_engine_passes_every_bundled_scenario_of_every_rule_set() {
     assert_eq!(code, Some(0));
 }
 
+/// The engine runs in an empty temporary folder; a relative script path
+/// given on the command line still means the file it named there.
+#[test]
+fn a_relative_engine_script_path_is_the_file_it_names_here() {
+    let (code, report) = grade(
+        &["scenarios/lab3/pawns"],
+        &[],
+        &["python3", "adapters/python-engine/engine.py"],
+    );
+    assert_eq!(failures(&report), Vec::<String>::new());
+    assert!(!scenarios(&report).is_empty());
+    assert_eq!(code, Some(0));
+}
+
 #[test]
 fn a_v1_engine_still_grades_lab3_and_says_what_it_cannot_express() {
     let (code, report) = grade(

@@ -46,7 +46,8 @@ fn rerunnable(cmd: &str) -> bool {
     let Some(rest) = cmd.strip_prefix("chessgrade ") else {
         return false;
     };
-    let plain = !rest.contains(['|', ';', '>']);
+    // Shell syntax (pipes, variables, brace lists) needs a shell: not rerun here.
+    let plain = !rest.contains(['|', ';', '>', '$', '{']);
     let kind = [
         "trace ",
         "perft ",

@@ -153,17 +153,32 @@ pub(super) fn engine_command(one: &str, after: Vec<OsString>) -> Result<EngineCo
     if argv.is_empty() {
         return Err("--engine needs a command: --engine CMD or --engine -- CMD ARGS...".into());
     }
-    let program = PathBuf::from(argv.remove(0));
-    if resolve(&program).is_none() {
+    let named = PathBuf::from(argv.remove(0));
+    let Some(found) = resolve(&named) else {
         return Err(format!(
             "the engine `{}` does not exist or is not executable",
-            program.display()
+            named.display()
         ));
-    }
-    Ok(EngineCommand {
-        program,
-        args: argv,
-    })
+    };
+    // A bare name stays as named (found on PATH again, and shown so).
+    let program = match named.components().count() {
+        1 => named,
+        _ => found,
+    };
+    // The engine runs in an empty temporary folder: a relative program, or
+    // an argument naming an existing file here (`python3 engine.py`), is
+    // made absolute so that it means what it meant on the command line.
+    let args = argv
+        .into_iter()
+        .map(|arg| {
+            let path = std::path::Path::new(&arg);
+            match path.is_relative() && path.exists() {
+                true => std::path::absolute(path).map_or(arg, PathBuf::into_os_string),
+                false => arg,
+            }
+        })
+        .collect();
+    Ok(EngineCommand { program, args })
 }
 
 /// The executable a program name runs: a path as is, a bare name on PATH.
@@ -174,7 +189,7 @@ fn resolve(program: &std::path::Path) -> Option<PathBuf> {
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
     if program.components().count() > 1 {
-        return runnable(program).then(|| program.to_path_buf());
+        return runnable(program).then(|| std::path::absolute(program).ok())?;
     }
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join(program))
