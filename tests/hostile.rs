@@ -348,7 +348,7 @@ fn assert_nothing_survives_in_argv(needle: &str) {
 #[test]
 fn the_compile_timeout_must_be_a_positive_number() {
     let tmp = tempfile::tempdir().unwrap();
-    for bad in ["0", "-1", "nan", "inf"] {
+    for bad in ["0", "-1", "nan", "inf", "100000"] {
         let out = chessgrade(
             &[
                 "grade".into(),

@@ -111,8 +111,38 @@ pub struct LimitArgs {
     pub max_output_mb: usize,
     /// Wall-clock seconds for compiling a --submission; the whole build (compiler
     /// subprocesses included) is killed after it.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = 120.0, value_parser = compile_seconds)]
     pub compile_timeout: f64,
+}
+
+impl LimitArgs {
+    /// The sandbox limits these flags ask for (each already validated by
+    /// its parser).
+    pub fn limits(&self) -> chessgrade::subject::Limits {
+        chessgrade::subject::Limits {
+            timeout: std::time::Duration::from_secs_f64(self.timeout),
+            cpu_seconds: self.cpu.max(1),
+            memory_bytes: self.memory_mb.saturating_mul(1 << 20),
+            max_output_bytes: self.max_output_mb.saturating_mul(1 << 20),
+            ..chessgrade::subject::Limits::default()
+        }
+    }
+
+    /// How long a build may take.
+    pub fn compile_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.compile_timeout)
+    }
+}
+
+/// A compile timeout: positive seconds, at most a day.
+fn compile_seconds(text: &str) -> Result<f64, String> {
+    let s = seconds(text)?;
+    if s > 86_400.0 {
+        return Err(format!(
+            "a compile may take at most 86400 seconds, found `{text}`"
+        ));
+    }
+    Ok(s)
 }
 
 /// The longest wall-clock limit accepted: a week.

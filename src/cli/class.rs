@@ -12,12 +12,11 @@ use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Report, html};
 use chessgrade::runner::{SnapshotMode, Summary};
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::Limits;
 use chessgrade::submission::CppOptions;
 use colored::Colorize;
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub fn grade_class(
     dir: &Path,
@@ -26,10 +25,6 @@ pub fn grade_class(
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
-    if !(limit_args.timeout.is_finite() && limit_args.timeout > 0.0) {
-        eprintln!("error: --timeout must be a positive number of seconds");
-        return 2;
-    }
     if matches!(
         output.format,
         Format::Junit | Format::Gradescope | Format::Github
@@ -70,24 +65,13 @@ pub fn grade_class(
         eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
         return 2;
     }
-    let compile_timeout = limit_args.compile_timeout;
-    if !(compile_timeout.is_finite() && compile_timeout > 0.0 && compile_timeout <= 86_400.0) {
-        eprintln!("error: --compile-timeout must be a number of seconds in (0, 86400]");
-        return 2;
-    }
-    let mut cpp = CppOptions::new(compiler, Duration::from_secs_f64(compile_timeout));
+    let mut cpp = CppOptions::new(compiler, limit_args.compile_timeout());
     if let Some(flags) = cflags {
         cpp.cflags = flags.split_whitespace().map(str::to_string).collect();
     }
     let opts = ClassOptions {
         cpp,
-        limits: Limits {
-            timeout: Duration::from_secs_f64(limit_args.timeout),
-            cpu_seconds: limit_args.cpu.max(1),
-            memory_bytes: limit_args.memory_mb.saturating_mul(1 << 20),
-            max_output_bytes: limit_args.max_output_mb.saturating_mul(1 << 20),
-            ..Limits::default()
-        },
+        limits: limit_args.limits(),
         jobs: batch::jobs(args),
         mode: SnapshotMode::Check,
     };

@@ -40,22 +40,7 @@ pub fn grade(
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
-    if !(limit_args.timeout.is_finite() && limit_args.timeout > 0.0) {
-        eprintln!("error: --timeout must be a positive number of seconds");
-        return 2;
-    }
-    let compile_timeout = limit_args.compile_timeout;
-    if !(compile_timeout.is_finite() && compile_timeout > 0.0 && compile_timeout <= 86_400.0) {
-        eprintln!("error: --compile-timeout must be a number of seconds in (0, 86400]");
-        return 2;
-    }
-    let limits = Limits {
-        timeout: Duration::from_secs_f64(limit_args.timeout),
-        cpu_seconds: limit_args.cpu.max(1),
-        memory_bytes: limit_args.memory_mb.saturating_mul(1 << 20),
-        max_output_bytes: limit_args.max_output_mb.saturating_mul(1 << 20),
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     let console_upload = target.program.is_some()
         || target.build.is_some()
         || target.overlay.is_some()
@@ -64,15 +49,14 @@ pub fn grade(
             .as_deref()
             .is_some_and(|d| submission::recognise(d) == Some(UploadKind::Console));
     if target.engine.is_none() && console_upload {
-        let build_timeout = Duration::from_secs_f64(compile_timeout);
+        let build_timeout = limit_args.compile_timeout();
         return grade_console(args, &target, compiler, limits, build_timeout, output);
     }
     // Keep the build (and its temporary folder) alive for the whole run.
     let (command, name, notes, failed, _build) = match (target.submission, target.engine) {
         (Some(dir), _) => {
             let name = format!("submission {}", dir.display());
-            let mut options =
-                submission::CppOptions::new(compiler, Duration::from_secs_f64(compile_timeout));
+            let mut options = submission::CppOptions::new(compiler, limit_args.compile_timeout());
             if let Some(flags) = cflags {
                 options.cflags = flags.split_whitespace().map(str::to_string).collect();
             }

@@ -9,7 +9,6 @@ use chessgrade::subject::{EngineCommand, Limits, ProcessSubject};
 use chessgrade::submission::{self, BuildError};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 pub fn run(
     file: &Path,
@@ -27,25 +26,12 @@ pub fn run(
             return 2;
         }
     };
-    if !(limit_args.timeout.is_finite() && limit_args.timeout > 0.0) {
-        eprintln!("error: --timeout must be a positive number of seconds");
-        return 2;
-    }
-    let limits = Limits {
-        timeout: Duration::from_secs_f64(limit_args.timeout),
-        cpu_seconds: limit_args.cpu.max(1),
-        memory_bytes: limit_args.memory_mb.saturating_mul(1 << 20),
-        max_output_bytes: limit_args.max_output_mb.saturating_mul(1 << 20),
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     // Built once; the build's folder lives until the end of the shrink.
     let (command, _build) = match (submission, engine) {
         (Some(dir), _) => match submission::build_cpp(
             &dir,
-            &submission::CppOptions::new(
-                compiler,
-                Duration::from_secs_f64(limit_args.compile_timeout),
-            ),
+            &submission::CppOptions::new(compiler, limit_args.compile_timeout()),
         ) {
             Ok(build) => (build.command.clone(), build),
             Err(BuildError::Compile(msg)) => {
