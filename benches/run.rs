@@ -22,7 +22,10 @@ fn best_of(n: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn chessgrade(args: &[&str]) {
-    let out = Command::new(BIN).args(args).output().expect("the binary runs");
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs");
     assert!(
         out.status.success(),
         "chessgrade {args:?}: {}",
@@ -34,7 +37,9 @@ fn main() {
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let out = tmp.path().join("suite");
     let out = out.to_str().expect("UTF-8 path");
-    chessgrade(&["gen", "--rules", "lab3", "--count", "1000", "--seed", "7", out]);
+    chessgrade(&[
+        "gen", "--rules", "lab3", "--count", "1000", "--seed", "7", out,
+    ]);
     let scenarios = format!("{out}/scenarios");
     let snapshots = format!("{out}/snapshots");
     assert!(Path::new(&scenarios).join("lab3").is_dir());
