@@ -11,7 +11,7 @@ use crate::domain::{Color, Piece, Role, Square};
 
 const ORTHOGONAL: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
 const DIAGONAL: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
-const ALL_DIRECTIONS: [(i32, i32); 8] = [
+pub(super) const ALL_DIRECTIONS: [(i32, i32); 8] = [
     (-1, -1),
     (-1, 0),
     (-1, 1),
@@ -21,7 +21,7 @@ const ALL_DIRECTIONS: [(i32, i32); 8] = [
     (1, 0),
     (1, 1),
 ];
-const KNIGHT: [(i32, i32); 8] = [
+pub(super) const KNIGHT: [(i32, i32); 8] = [
     (-2, -1),
     (-2, 1),
     (-1, -2),

@@ -11,6 +11,7 @@
 //! found by one subtraction; this needs three sets per line and square
 //! instead of magic tables that would have to be searched for every size.
 
+use super::attacks::{ALL_DIRECTIONS, KNIGHT};
 use super::squareset::SquareSet;
 use crate::domain::{Color, Dims, Square};
 use std::fmt;
@@ -63,26 +64,6 @@ impl<S: SquareSet> Geometry<S> {
                 .filter_map(|&(dr, dc)| dims.offset(sq, dr, dc))
                 .fold(S::EMPTY, |set, to| set | S::single(dims.index(to)))
         };
-        let knight_vectors = [
-            (-2, -1),
-            (-2, 1),
-            (-1, -2),
-            (-1, 2),
-            (1, -2),
-            (1, 2),
-            (2, -1),
-            (2, 1),
-        ];
-        let king_vectors = [
-            (-1, -1),
-            (-1, 0),
-            (-1, 1),
-            (0, -1),
-            (0, 1),
-            (1, -1),
-            (1, 0),
-            (1, 1),
-        ];
         let by_color = |f: &dyn Fn(Color) -> Vec<S>| [f(Color::Black), f(Color::White)];
         let pawn_attacks = by_color(&|c| {
             let vectors = [(c.forward(), -1), (c.forward(), 1)];
@@ -136,13 +117,10 @@ impl<S: SquareSet> Geometry<S> {
             all,
             not_first_col: all & !col_set(0),
             not_last_col: all & !col_set(dims.cols() - 1),
-            knight: squares
-                .iter()
-                .map(|&sq| set_of(sq, &knight_vectors))
-                .collect(),
+            knight: squares.iter().map(|&sq| set_of(sq, &KNIGHT)).collect(),
             king: squares
                 .iter()
-                .map(|&sq| set_of(sq, &king_vectors))
+                .map(|&sq| set_of(sq, &ALL_DIRECTIONS))
                 .collect(),
             pawn_attacks,
             pawn_push,
