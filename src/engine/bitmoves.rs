@@ -20,7 +20,7 @@
 
 use super::board::{Board, SetIndex, Sets};
 use super::geometry::Geometry;
-use super::movegen::{Context, Move, MoveKind};
+use super::movegen::{Context, Move, MoveKind, castling_rook_col};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
 use super::squareset::SquareSet;
@@ -398,32 +398,15 @@ impl<'a, S: SquareSet> Side<'a, S> {
         }
         let at = |col: u16| Square { row: home, col };
         let bit = |col: u16| S::single(g.index(at(col)));
-        let untouched = |sq: Square| ctx.untouched[g.index(sq)];
         let span = |a: u16, b: u16| a.min(b)..=a.max(b);
         let span_set = |a: u16, b: u16| span(a, b).fold(S::EMPTY, |s, c| s | bit(c));
         let lifted = self.occupied ^ S::single(k);
         for side in [CastleSide::King, CastleSide::Queen] {
-            let rook_col = match ctx.rules.castling {
-                Castling::None => return,
-                Castling::HomeSquares8x8 => {
-                    if (dims.rows(), dims.cols()) != (8, 8) || king.col != 4 || !untouched(king) {
-                        return;
-                    }
-                    let corner = match side {
-                        CastleSide::King => 7,
-                        CastleSide::Queen => 0,
-                    };
-                    Some(corner).filter(|&c| untouched(at(c)))
-                }
-                Castling::Rights => ctx.castling.rook_col(color, side),
-            };
-            let Some(rook_col) = rook_col else { continue };
-            let on_its_side = match side {
-                CastleSide::King => rook_col > king.col,
-                CastleSide::Queen => rook_col < king.col,
+            let Some(rook_col) = castling_rook_col(ctx, dims, king, color, side) else {
+                continue;
             };
             let rook = bit(rook_col);
-            if !on_its_side || (self.sets.of(color, Role::Rook) & rook).is_empty() {
+            if (self.sets.of(color, Role::Rook) & rook).is_empty() {
                 continue;
             }
             let Some((king_to, rook_to)) = side.landing(dims.cols()) else {

@@ -430,6 +430,39 @@ pub(super) fn on_start_row(dims: Dims, color: Color, sq: Square) -> bool {
     }
 }
 
+/// The column of the rook a king on its home row may castle with on
+/// `side`, by the rule set's flavour (Lab 3: 8x8 home squares, both pieces
+/// untouched since the setup; standard: the castling rights), on that
+/// side of the king; `None` when it may not. Whether a rook stands there
+/// and the path is clear is the caller's business. Shared by the mailbox
+/// and the square-set generators, so both castle by one rule.
+pub(super) fn castling_rook_col(
+    ctx: Context,
+    dims: Dims,
+    king: Square,
+    color: Color,
+    side: CastleSide,
+) -> Option<u16> {
+    let untouched = |col: u16| ctx.untouched[dims.index(Square { row: king.row, col })];
+    let rook_col = match ctx.rules.castling {
+        Castling::None => None,
+        Castling::HomeSquares8x8 => {
+            let home_squares = (dims.rows(), dims.cols()) == (8, 8) && king.col == 4;
+            let corner = match side {
+                CastleSide::King => 7,
+                CastleSide::Queen => 0,
+            };
+            (home_squares && untouched(king.col) && untouched(corner)).then_some(corner)
+        }
+        Castling::Rights => ctx.castling.rook_col(color, side),
+    }?;
+    let on_its_side = match side {
+        CastleSide::King => rook_col > king.col,
+        CastleSide::Queen => rook_col < king.col,
+    };
+    on_its_side.then_some(rook_col)
+}
+
 /// Castling by the rule set's flavour. The king's safety on its landing
 /// square is left to the common legality filter, which sees the rook moved.
 fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: &mut Vec<Move>) {
@@ -439,29 +472,12 @@ fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: 
         return;
     }
     let at = |col: u16| Square { row: home, col };
-    let untouched = |sq: Square| ctx.untouched[dims.index(sq)];
     for side in [CastleSide::King, CastleSide::Queen] {
-        let rook_col = match ctx.rules.castling {
-            Castling::None => return,
-            Castling::HomeSquares8x8 => {
-                if (dims.rows(), dims.cols()) != (8, 8) || king.col != 4 || !untouched(king) {
-                    return;
-                }
-                let corner = match side {
-                    CastleSide::King => 7,
-                    CastleSide::Queen => 0,
-                };
-                Some(corner).filter(|&c| untouched(at(c)))
-            }
-            Castling::Rights => ctx.castling.rook_col(color, side),
-        };
-        let Some(rook_col) = rook_col else { continue };
-        let on_its_side = match side {
-            CastleSide::King => rook_col > king.col,
-            CastleSide::Queen => rook_col < king.col,
+        let Some(rook_col) = castling_rook_col(ctx, dims, king, color, side) else {
+            continue;
         };
         let rook = at(rook_col);
-        if !on_its_side || board.get(rook) != Some(Piece::new(color, Role::Rook)) {
+        if board.get(rook) != Some(Piece::new(color, Role::Rook)) {
             continue;
         }
         let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
