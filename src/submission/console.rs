@@ -8,7 +8,7 @@
 //! A build that fails is the student's compile error, with the compiler's
 //! message; a tool that cannot be started is a staff-side error.
 
-use super::{Build, BuildError, MAX_COMPILER_OUTPUT, run_with_timeout};
+use super::{Build, BuildError, cap_compiler_output, run_with_timeout};
 use crate::sandbox::EngineCommand;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -196,14 +196,7 @@ pub fn build_kind(root: &Path) -> Result<BuildKind, BuildError> {
 /// The compiler's message, capped, with the temporary paths removed.
 fn tidy(output: &str, root: &Path) -> String {
     let mut msg = output.replace(&format!("{}/", root.display()), "");
-    if msg.len() > MAX_COMPILER_OUTPUT {
-        let cut = (0..=MAX_COMPILER_OUTPUT)
-            .rev()
-            .find(|&i| msg.is_char_boundary(i))
-            .unwrap_or(0);
-        msg.truncate(cut);
-        msg.push_str("\n… (compiler output cut)");
-    }
+    cap_compiler_output(&mut msg);
     msg
 }
 

@@ -12,7 +12,7 @@
 //! compile in parallel; a compile error is one message that names the
 //! student's file and line first.
 
-use super::{Build, BuildError, MAX_COMPILER_OUTPUT, run_with_timeout};
+use super::{Build, BuildError, cap_compiler_output, run_with_timeout};
 use crate::sandbox::EngineCommand;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -441,14 +441,7 @@ pub fn compile_message(outputs: &[String]) -> String {
         Some(line) => format!("{}\n\n{all}", line.trim()),
         None => all,
     };
-    if msg.len() > MAX_COMPILER_OUTPUT {
-        let cut = (0..=MAX_COMPILER_OUTPUT)
-            .rev()
-            .find(|&i| msg.is_char_boundary(i))
-            .unwrap_or(0);
-        msg.truncate(cut);
-        msg.push_str("\n… (compiler output cut)");
-    }
+    cap_compiler_output(&mut msg);
     msg
 }
 

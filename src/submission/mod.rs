@@ -44,6 +44,19 @@ use std::time::Duration;
 /// Compiler output kept for the report.
 const MAX_COMPILER_OUTPUT: usize = 16 << 10;
 
+/// Cuts a compiler message to [`MAX_COMPILER_OUTPUT`] bytes (at a character
+/// boundary) and says so: every kind of build reports the same way.
+fn cap_compiler_output(msg: &mut String) {
+    if msg.len() > MAX_COMPILER_OUTPUT {
+        let cut = (0..=MAX_COMPILER_OUTPUT)
+            .rev()
+            .find(|&i| msg.is_char_boundary(i))
+            .unwrap_or(0);
+        msg.truncate(cut);
+        msg.push_str("\n… (compiler output cut)");
+    }
+}
+
 /// A compiled submission: the engine command, and the temporary directory
 /// that holds it (deleted on drop).
 pub struct Build {
