@@ -32,6 +32,21 @@ pub enum MoveError {
 }
 
 impl MoveError {
+    /// Every refusal reason, in the order of the checks (`docs/rules.md`).
+    pub const ALL: [MoveError; 11] = [
+        MoveError::StartOffBoard,
+        MoveError::EndOffBoard,
+        MoveError::NoPiece,
+        MoveError::WrongTurn,
+        MoveError::IllegalMoveShape,
+        MoveError::CaptureOwnPiece,
+        MoveError::IllegalCaptureShape,
+        MoveError::PathNotClear,
+        MoveError::ExposesCheck,
+        MoveError::GameOver,
+        MoveError::BadPromotion,
+    ];
+
     /// The message, JHU's exact text for its nine.
     pub fn message(self) -> &'static str {
         match self {

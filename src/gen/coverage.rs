@@ -10,19 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// Every refusal reason, in the order `docs/rules.md` lists them.
-pub const REFUSALS: [MoveError; 11] = [
-    MoveError::StartOffBoard,
-    MoveError::EndOffBoard,
-    MoveError::NoPiece,
-    MoveError::WrongTurn,
-    MoveError::IllegalMoveShape,
-    MoveError::CaptureOwnPiece,
-    MoveError::IllegalCaptureShape,
-    MoveError::PathNotClear,
-    MoveError::ExposesCheck,
-    MoveError::GameOver,
-    MoveError::BadPromotion,
-];
+pub const REFUSALS: [MoveError; 11] = MoveError::ALL;
 
 /// The refusal reasons a rule set's scenarios can meet, in their forms:
 /// no `move exposes check` without king safety, no `the game is over` where

@@ -402,19 +402,7 @@ pub fn parse_board(answer: &str, dims: Dims) -> Option<crate::engine::BoardText>
 }
 
 /// Every refusal, in the order of [`MoveError`]'s checks.
-pub const REFUSALS: [MoveError; 11] = [
-    MoveError::StartOffBoard,
-    MoveError::EndOffBoard,
-    MoveError::NoPiece,
-    MoveError::WrongTurn,
-    MoveError::IllegalMoveShape,
-    MoveError::CaptureOwnPiece,
-    MoveError::IllegalCaptureShape,
-    MoveError::PathNotClear,
-    MoveError::ExposesCheck,
-    MoveError::GameOver,
-    MoveError::BadPromotion,
-];
+pub const REFUSALS: [MoveError; 11] = MoveError::ALL;
 
 /// `PLAY`'s answer: `OK` or `REFUSED <reason>` (the reason's message).
 pub fn format_played(r: Result<(), MoveError>) -> String {
