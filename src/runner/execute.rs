@@ -21,11 +21,8 @@ pub struct StepFailure {
 }
 
 pub fn execute(scenario: &Scenario, subject: &mut dyn Subject) -> Execution {
-    let initial_board = match subject
-        .setup(&Setup::of(scenario))
-        .and_then(|()| subject.board())
-    {
-        Ok(board) => board,
+    let (initial_board, run) = match subject.run_scenario(&Setup::of(scenario), &scenario.steps) {
+        Ok(started) => started,
         Err(error) => {
             return Execution {
                 trace: Trace::new(scenario.dims, BoardText(String::new())),
@@ -34,7 +31,6 @@ pub fn execute(scenario: &Scenario, subject: &mut dyn Subject) -> Execution {
         }
     };
     let mut trace = Trace::new(scenario.dims, initial_board);
-    let run = subject.run_steps(&scenario.steps);
     for (step, (outcome, board_after)) in scenario.steps.iter().zip(run.done) {
         trace.entries.push(Entry {
             line: step.line,

@@ -37,24 +37,7 @@ pub(super) fn judge(
     }
     let execution = execute(scenario, subject);
     subject.finish();
-    let stderr = subject.stderr_excerpt();
     let trace = &execution.trace;
-    let failure_at = |line: Option<u32>, kind: FailureKind| {
-        Verdict::Fail(Box::new(Failure {
-            kind,
-            step_source: line.and_then(|l| {
-                source
-                    .lines()
-                    .nth(l as usize - 1)
-                    .map(|s| s.trim().to_string())
-            }),
-            board_before: line.map_or(trace.initial_board.clone(), |l| {
-                trace.board_before(l).clone()
-            }),
-            line,
-            stderr: stderr.clone(),
-        }))
-    };
 
     let expected = match store.load(&found.rel) {
         Ok(snap) => snap,
@@ -79,6 +62,25 @@ pub(super) fn judge(
     if subject_failure.is_none() && mode != SnapshotMode::Check {
         return write_snapshot(found, store, mode, &actual, expected.is_none());
     }
+    // Asked only now: a failure's report shows it, and a fork server's
+    // child need not be waited for when the scenario passed.
+    let stderr = subject.stderr_excerpt();
+    let failure_at = |line: Option<u32>, kind: FailureKind| {
+        Verdict::Fail(Box::new(Failure {
+            kind,
+            step_source: line.and_then(|l| {
+                source
+                    .lines()
+                    .nth(l as usize - 1)
+                    .map(|s| s.trim().to_string())
+            }),
+            board_before: line.map_or(trace.initial_board.clone(), |l| {
+                trace.board_before(l).clone()
+            }),
+            line,
+            stderr: stderr.clone(),
+        }))
+    };
     let Some(expected) = expected else {
         return match subject_failure {
             Some(f) => failure_at(f.line, FailureKind::Subject(f.error)),

@@ -120,8 +120,9 @@ pub enum Streams {
     Merged,
 }
 
-/// One of a sandboxed child's output streams.
-pub type Output = Box<dyn Read + Send>;
+/// One of a sandboxed child's output streams: the grader's end of a pipe
+/// (a file descriptor, so that a caller can poll it).
+pub type Output = io::PipeReader;
 
 /// A running sandboxed process tree. Dropping it ends the whole tree.
 pub struct Sandboxed {
@@ -212,15 +213,17 @@ pub fn spawn(
         command.env(k, v);
     }
     command.env(MARKER_VAR, &token);
-    let merged_reader = match streams {
+    let (stdout, stderr) = match streams {
         Streams::Separate => {
-            command.stdout(Stdio::piped()).stderr(Stdio::piped());
-            None
+            let (out, out_writer) = io::pipe()?;
+            let (err, err_writer) = io::pipe()?;
+            command.stdout(out_writer).stderr(err_writer);
+            (out, Some(err))
         }
         Streams::Merged => {
             let (reader, writer) = io::pipe()?;
             command.stdout(writer.try_clone()?).stderr(writer);
-            Some(reader)
+            (reader, None)
         }
     };
     confine(&mut command, limits);
@@ -230,13 +233,7 @@ pub fn spawn(
     drop(command);
     let pid = child.id();
     let stdin = child.stdin.take();
-    let (stdout, stderr): (Option<Output>, Option<Output>) = match merged_reader {
-        Some(reader) => (Some(Box::new(reader)), None),
-        None => (
-            child.stdout.take().map(|s| Box::new(s) as Output),
-            child.stderr.take().map(|s| Box::new(s) as Output),
-        ),
-    };
+    let stdout = Some(stdout);
     let tree = Arc::new(Tree::new(pid, &token));
     let exit = Arc::new(ExitCell::default());
     let (reaper_tree, reaper_exit) = (Arc::clone(&tree), Arc::clone(&exit));

@@ -3,6 +3,7 @@
 //! the traces and the comparisons never know which one they are driving.
 
 mod engine;
+mod pipes;
 mod process;
 
 pub use engine::EngineSubject;
@@ -120,10 +121,24 @@ pub trait Subject {
     fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
         run_steps_one_by_one(self, steps)
     }
+    /// The whole scenario: set the board up, read it back, play `steps`
+    /// ([`Subject::run_steps`]). A subject behind a pipe sends it all at
+    /// once; the calls reach the subject in the same order and number
+    /// either way. `Err`: the setup or the initial board failed.
+    fn run_scenario(
+        &mut self,
+        setup: &Setup,
+        steps: &[Step],
+    ) -> Result<(BoardText, StepsRun), SubjectError> {
+        self.setup(setup)?;
+        let board = self.board()?;
+        Ok((board, self.run_steps(steps)))
+    }
     /// The scenario is over: release what the subject holds (a process).
     fn finish(&mut self) {}
-    /// Debug output the subject produced (a submission's stderr), for reports.
-    fn stderr_excerpt(&self) -> Option<String> {
+    /// Debug output the subject produced (a submission's stderr), for
+    /// reports; complete once the scenario is finished.
+    fn stderr_excerpt(&mut self) -> Option<String> {
         None
     }
 }

@@ -8,17 +8,24 @@
 //! leaks between scenarios while exec and startup are paid once; any other
 //! engine runs one fresh process per scenario.
 //!
-//! Requests are pipelined: a writer thread feeds stdin from a queue while
-//! the caller drains answers that a reader thread collects. Scans are
-//! streamed: requests are generated as they are sent, with at most
-//! [`WINDOW`] unanswered at any time, so memory stays flat however many
-//! calls a scan makes (65,536² on a 256×256 board); an engine with the
-//! `scan` capability expands scans itself and answers only the results.
-//! Every wait is bounded by the scenario's wall-clock deadline (a scan that
-//! cannot finish in time is a timeout); on a failure the whole process group
-//! is killed. Nothing here sleeps for a fixed time: every wait is for an
-//! answer, an end of file or an exit.
+//! Requests are pipelined: a whole scenario (setup, the initial board,
+//! every step with the board after it, and a fork server's `END`) goes in
+//! one write, and the answers are read in order, on the caller's own
+//! thread ([`pipes`](super::pipes): one `poll` per wait, no helper threads
+//! to hand over to). Scans are streamed: requests are generated as they are
+//! sent, with at most [`WINDOW`] unanswered at any time, so memory stays
+//! flat however many calls a scan makes (65,536² on a 256×256 board); an
+//! engine with the `scan` capability expands scans itself and answers only
+//! the results. Every wait is bounded by the scenario's wall-clock deadline
+//! (a scan that cannot finish in time is a timeout); on a failure the whole
+//! process group is killed. Nothing here sleeps for a fixed time: every
+//! wait is for an answer, an end of file or an exit.
+//!
+//! A fork server's `ENDED` (its child exited) is read lazily: when the next
+//! scenario starts, or when the report asks for the scenario's stderr, so
+//! that the child's exit overlaps with the grader judging the scenario.
 
+use super::pipes::{Answer, CappedText, Pipes, TimedOut};
 use super::{Setup, StepsRun, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Role, Square};
 use crate::engine::{BoardText, GameStatus, MoveError, RuleSetId, Scores};
@@ -27,13 +34,7 @@ use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
 use crate::scenario::{Step, StepKind};
 use crate::trace::Outcome;
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::ChildStdin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// The newest protocol version this grader speaks (it also speaks v1).
@@ -54,7 +55,7 @@ pub struct ProcessSubject {
     /// The current scenario's wall-clock deadline.
     deadline: Instant,
     /// What the engine wrote to stderr during the current scenario (capped).
-    stderr: Arc<Mutex<CappedText>>,
+    stderr: CappedText,
     /// Setup requests sent whose `OK` is not read yet: the setup does not
     /// wait for them, so that they travel with the first call (one round
     /// trip for setup and initial board); they are read, in order, before
@@ -64,47 +65,21 @@ pub struct ProcessSubject {
 
 struct Running {
     child: Sandboxed,
-    requests: Sender<Vec<u8>>,
-    answers: Answers,
-    /// Signalled when the stderr drain reaches end of file.
-    stderr_done: Receiver<()>,
+    pipes: Pipes,
     hello: Hello,
     /// A fork server's child is serving a scenario.
     in_session: bool,
     /// `END` was sent with the scenario's last steps (see `run_steps`).
     end_sent: bool,
-    /// Answer bytes streamed scans are expected to produce (see [`spawn_reader`]).
-    allowance: Arc<AtomicUsize>,
+    /// The scenario is over and its child told `END`; its `ENDED` is not
+    /// read yet (see [`ProcessSubject::settle`]).
+    ended_owed: bool,
     _workdir: tempfile::TempDir,
 }
 
-/// The reader thread's events, handed over a batch at a time: every line
-/// already in its buffer goes in one message, so the caller is woken once
-/// per read of the pipe rather than once per line (a scan's answer is
-/// hundreds of lines).
-struct Answers {
-    batches: Receiver<Vec<ReadEvent>>,
-    pending: VecDeque<ReadEvent>,
-}
-
-impl Answers {
-    fn recv_timeout(&mut self, left: Duration) -> Result<ReadEvent, RecvTimeoutError> {
-        if let Some(event) = self.pending.pop_front() {
-            return Ok(event);
-        }
-        self.pending.extend(self.batches.recv_timeout(left)?);
-        self.pending
-            .pop_front()
-            .ok_or(RecvTimeoutError::Disconnected)
-    }
-}
-
-enum ReadEvent {
-    Line(String),
-    TooLong,
-    TooMuch,
-    Eof,
-}
+/// How long a fork server's child gets, after `END`, to exit and be
+/// reported (`ENDED`) before the server is ended and started afresh.
+const ENDED_GRACE: Duration = Duration::from_secs(1);
 
 impl ProcessSubject {
     pub fn new(command: EngineCommand, limits: Limits) -> Self {
@@ -114,14 +89,16 @@ impl ProcessSubject {
             running: None,
             dims: None,
             deadline: Instant::now(),
-            stderr: Arc::new(Mutex::new(CappedText::default())),
+            stderr: CappedText::default(),
             unconfirmed: Vec::new(),
         }
     }
 
-    /// What the engine printed on stderr during the current scenario (capped).
-    pub fn stderr_excerpt(&self) -> String {
-        self.stderr.lock().map(|s| s.render()).unwrap_or_default()
+    /// What the engine printed on stderr during the current scenario
+    /// (capped): complete once the scenario's process has ended.
+    pub fn stderr_excerpt(&mut self) -> String {
+        self.settle();
+        self.stderr.render()
     }
 
     /// The handshake the running engine gave (version, capabilities).
@@ -129,8 +106,8 @@ impl ProcessSubject {
         self.running.as_ref().map(|r| &r.hello)
     }
 
-    fn reset_stderr(&self) {
-        *self.stderr.lock().expect("stderr buffer") = CappedText::new(self.limits.max_stderr_bytes);
+    fn reset_stderr(&mut self) {
+        self.stderr = CappedText::new(self.limits.max_stderr_bytes);
     }
 
     /// Starts the engine and shakes hands: `HELLO 2` first; an engine that
@@ -159,20 +136,17 @@ impl ProcessSubject {
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
         self.reset_stderr();
-        let stderr_done = spawn_stderr_drain(stderr, Arc::clone(&self.stderr));
-        let allowance = Arc::new(AtomicUsize::new(0));
-        let answers = spawn_reader(
+        let pipes = Pipes::new(
+            stdin,
             stdout,
+            stderr,
             self.limits.max_line_bytes,
             self.limits.max_output_bytes,
-            Arc::clone(&allowance),
-        );
-        let requests = spawn_writer(stdin);
+        )
+        .map_err(|e| SubjectError::Io(format!("cannot set up the engine's pipes: {e}")))?;
         self.running = Some(Running {
             child,
-            requests,
-            answers,
-            stderr_done,
+            pipes,
             hello: Hello {
                 version: protocol::V1,
                 caps: Capabilities::default(),
@@ -180,7 +154,7 @@ impl ProcessSubject {
             },
             in_session: false,
             end_sent: false,
-            allowance,
+            ended_owed: false,
             _workdir: workdir,
         });
         let hello = self.handshake().map_err(|e| match e {
@@ -225,7 +199,35 @@ impl ProcessSubject {
         self.unconfirmed.clear();
         if let Some(mut run) = self.running.take() {
             run.child.end();
-            collect_stderr(&run);
+            collect_stderr(&mut run, &mut self.stderr);
+        }
+    }
+
+    /// Reads a finished scenario's `ENDED` (a fork server's child has
+    /// exited): its stderr is then complete, and the server ready for the
+    /// next `BEGIN`. A child that does not end cleanly within
+    /// [`ENDED_GRACE`] takes its server with it (a fresh one serves the
+    /// next scenario); the scenario's verdict is already made.
+    fn settle(&mut self) {
+        let Some(run) = self.running.as_mut().filter(|r| r.ended_owed) else {
+            return;
+        };
+        run.ended_owed = false;
+        let until = Instant::now() + ENDED_GRACE;
+        let clean = loop {
+            match run.pipes.next(until, &mut self.stderr) {
+                Ok(Answer::Line(l)) => match protocol::parse_ended(&l) {
+                    Some(ended) => break ended == Ended::Exit(0),
+                    None => continue, // answers nobody read (after a failure)
+                },
+                _ => break false,
+            }
+        };
+        if clean {
+            // The child is gone: everything it wrote is in the pipe.
+            run.pipes.drain_stderr(&mut self.stderr);
+        } else {
+            self.stop();
         }
     }
 
@@ -250,12 +252,11 @@ impl ProcessSubject {
             .map_or(Capabilities::default(), |r| r.hello.caps)
     }
 
-    /// Queues raw request bytes for the writer.
+    /// Queues raw request bytes; they are written when the next answer is
+    /// awaited. (An engine that closed its stdin is not an error here: its
+    /// end of output reports how it ended.)
     fn send_bytes(&mut self, bytes: Vec<u8>) -> Result<(), SubjectError> {
-        let run = self.running()?;
-        // A closed queue means the writer saw the engine's stdin close; the
-        // reader will report the exit, so the error here is not final.
-        let _ = run.requests.send(bytes);
+        self.running()?.pipes.queue(&bytes);
         Ok(())
     }
 
@@ -429,18 +430,18 @@ impl ProcessSubject {
 
     fn next_line(&mut self) -> Result<String, SubjectError> {
         let deadline = self.deadline;
-        let run = self.running()?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        let event = match run.answers.recv_timeout(left) {
-            Ok(event) => event,
-            Err(RecvTimeoutError::Timeout) => {
+        let Some(run) = self.running.as_mut() else {
+            return Err(SubjectError::Io("engine not started".into()));
+        };
+        let answer = match run.pipes.next(deadline, &mut self.stderr) {
+            Ok(answer) => answer,
+            Err(TimedOut) => {
                 self.stop();
                 return Err(SubjectError::Timeout);
             }
-            Err(RecvTimeoutError::Disconnected) => ReadEvent::Eof,
         };
-        match event {
-            ReadEvent::Line(line) => {
+        match answer {
+            Answer::Line(line) => {
                 if run.in_session
                     && let Some(ended) = protocol::parse_ended(&line)
                 {
@@ -458,15 +459,15 @@ impl ProcessSubject {
                 }
                 Ok(line)
             }
-            ReadEvent::TooLong => {
+            Answer::TooLong => {
                 let max = self.limits.max_line_bytes;
                 Err(self.malformed(format!("an answer line longer than {max} bytes")))
             }
-            ReadEvent::TooMuch => {
+            Answer::TooMuch => {
                 let max = self.limits.max_output_bytes;
                 Err(self.malformed(format!("more than {max} bytes of answers")))
             }
-            ReadEvent::Eof => Err(self.ended()),
+            Answer::Eof => Err(self.ended()),
         }
     }
 
@@ -476,7 +477,7 @@ impl ProcessSubject {
             return SubjectError::ExitedEarly(None);
         };
         let closed = run.child.after_output_closed(self.deadline);
-        collect_stderr(&run);
+        collect_stderr(&mut run, &mut self.stderr);
         match closed {
             OutputClosed::Ended(Ending::CpuLimit) => SubjectError::Timeout,
             OutputClosed::Ended(Ending::Signalled(sig)) => SubjectError::Crash(sig),
@@ -521,9 +522,7 @@ impl ProcessSubject {
                 }
                 let expected = 2 * (end - sent); // `0\n` or `1\n` each
                 sent = end;
-                self.running()?
-                    .allowance
-                    .fetch_add(expected, Ordering::Relaxed);
+                self.running()?.pipes.allowance += expected;
                 self.send_bytes(batch)?;
             }
             let line = self.next_answer()?;
@@ -533,6 +532,48 @@ impl ProcessSubject {
             received += 1;
         }
         Ok(yes)
+    }
+
+    /// Queues every step's request, each followed by `BOARD` (and a fork
+    /// server's `END` after the last: nothing follows but [`Subject::finish`];
+    /// a child that fails earlier takes its server with it, see
+    /// `next_line`). `None`, with nothing queued, when a step is not one
+    /// request.
+    fn queue_steps(&mut self, steps: &[Step]) -> Option<Vec<Request>> {
+        let requests: Vec<Request> = steps
+            .iter()
+            .map(|s| self.step_request(&s.kind))
+            .collect::<Option<_>>()?;
+        let mut batch = Vec::with_capacity(requests.len() * 16);
+        for r in &requests {
+            let _ = writeln!(batch, "{r}\n{}", Request::Board);
+        }
+        let run = self.running.as_mut()?;
+        if run.hello.caps.fork && run.in_session {
+            let _ = writeln!(batch, "{}", Request::End);
+            run.end_sent = true;
+        }
+        run.pipes.queue(&batch);
+        Some(requests)
+    }
+
+    /// The answers to steps queued by [`Self::queue_steps`], in order,
+    /// until one fails.
+    fn read_steps(&mut self, steps: &[Step], requests: &[Request]) -> StepsRun {
+        let mut run = StepsRun::default();
+        for (i, (step, request)) in steps.iter().zip(requests).enumerate() {
+            let done = self
+                .receive(&step.kind, request)
+                .and_then(|outcome| Ok((outcome, self.read_board()?)));
+            match done {
+                Ok(done) => run.done.push(done),
+                Err(error) => {
+                    run.failure = Some((i, error));
+                    break;
+                }
+            }
+        }
+        run
     }
 }
 
@@ -552,6 +593,7 @@ fn v1_can_express(setup: &Setup) -> bool {
 
 impl Subject for ProcessSubject {
     fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
+        self.settle();
         self.deadline = Instant::now() + self.limits.timeout;
         self.dims = Some(setup.dims);
         let reusable = self
@@ -706,59 +748,45 @@ impl Subject for ProcessSubject {
         self.read_save(&Request::Save)
     }
 
-    /// Sends every step's request, each followed by `BOARD`, in one write,
-    /// then reads the answers in order: one round trip for the whole
-    /// scenario. The engine still serves them one by one, in order, exactly
-    /// as if each were asked alone (the grader never decides what to ask
-    /// from an earlier answer: every step runs, right or wrong). A scenario
-    /// with a step that is not one request (a scan without the `scan`
-    /// capability: streamed; a step v1 cannot express: refused) is asked
-    /// one call at a time.
-    fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
-        let requests: Option<Vec<Request>> =
-            steps.iter().map(|s| self.step_request(&s.kind)).collect();
-        let Some(requests) = requests else {
-            return super::run_steps_one_by_one(self, steps);
+    /// The whole scenario in one write: the setup, `BOARD`, and (when
+    /// every step is one request, see [`Self::queue_steps`]) the steps; then
+    /// the answers in order. One round trip for the scenario.
+    fn run_scenario(
+        &mut self,
+        setup: &Setup,
+        steps: &[Step],
+    ) -> Result<(BoardText, StepsRun), SubjectError> {
+        self.setup(setup)?;
+        self.send(&[Request::Board])?;
+        let queued = self.queue_steps(steps);
+        let board = self.read_board()?;
+        let run = match queued {
+            Some(requests) => self.read_steps(steps, &requests),
+            None => super::run_steps_one_by_one(self, steps),
         };
-        let mut run = StepsRun::default();
-        let mut batch = Vec::with_capacity(requests.len() * 16);
-        for r in &requests {
-            let _ = writeln!(batch, "{r}\n{}", Request::Board);
-        }
-        // A fork server's child can be told `END` now: nothing follows the
-        // last step's board but `finish`, which then only waits for `ENDED`
-        // (a child that fails earlier takes its server with it, see
-        // `next_line`). One round trip fewer per scenario.
-        if let Some(run) = self.running.as_mut()
-            && run.hello.caps.fork
-            && run.in_session
-        {
-            let _ = writeln!(batch, "{}", Request::End);
-            run.end_sent = true;
-        }
-        if let Err(error) = self.send_bytes(batch) {
-            run.failure = Some((0, error));
-            return run;
-        }
-        for (i, (step, request)) in steps.iter().zip(&requests).enumerate() {
-            let done = self
-                .receive(&step.kind, request)
-                .and_then(|outcome| Ok((outcome, self.read_board()?)));
-            match done {
-                Ok(done) => run.done.push(done),
-                Err(error) => {
-                    run.failure = Some((i, error));
-                    break;
-                }
-            }
-        }
-        run
+        Ok((board, run))
     }
 
-    /// Ends the scenario. A fork server's child is told `END` and the
-    /// server kept if the child exits cleanly; any other engine is told
-    /// `QUIT` and given until its end of output (at most a moment) to exit
-    /// before its group is ended. No fixed sleep: each wait ends on an event.
+    /// Sends every step's request, each followed by `BOARD`, in one write,
+    /// then reads the answers in order: one round trip for the steps. The
+    /// engine still serves them one by one, in order, exactly as if each
+    /// were asked alone (the grader never decides what to ask from an
+    /// earlier answer: every step runs, right or wrong). A scenario with a
+    /// step that is not one request (a scan without the `scan` capability:
+    /// streamed; a step v1 cannot express: refused) is asked one call at a
+    /// time.
+    fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
+        match self.queue_steps(steps) {
+            Some(requests) => self.read_steps(steps, &requests),
+            None => super::run_steps_one_by_one(self, steps),
+        }
+    }
+
+    /// Ends the scenario. A fork server's child is told `END` (if it was
+    /// not with the last step) and its `ENDED` is read later ([`Self::settle`]);
+    /// any other engine is told `QUIT` and given until its end of output
+    /// (at most a moment) to exit before its group is ended. No fixed
+    /// sleep: each wait ends on an event.
     fn finish(&mut self) {
         self.unconfirmed.clear();
         let Some(run) = self.running.as_mut() else {
@@ -769,179 +797,35 @@ impl Subject for ProcessSubject {
                 return; // the child already ended (its ENDED was read)
             }
             if !run.end_sent {
-                let _ = run.requests.send(b"END\n".to_vec());
+                run.pipes.queue(b"END\n");
             }
-            let until = Instant::now() + Duration::from_secs(1);
-            let clean = loop {
-                let left = until.saturating_duration_since(Instant::now());
-                match run.answers.recv_timeout(left) {
-                    Ok(ReadEvent::Line(l)) => match protocol::parse_ended(&l) {
-                        Some(ended) => break ended == Ended::Exit(0),
-                        None => continue, // answers nobody read (after a failure)
-                    },
-                    _ => break false,
-                }
-            };
             run.in_session = false;
-            if !clean {
-                self.stop();
-            }
+            run.ended_owed = true;
             return;
         }
-        let _ = run.requests.send(b"QUIT\n".to_vec());
+        run.pipes.queue(b"QUIT\n");
         let until = Instant::now() + Duration::from_millis(200);
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match run.answers.recv_timeout(left) {
-                Ok(ReadEvent::Line(_)) => continue,
-                _ => break,
-            }
-        }
+        while let Ok(Answer::Line(_)) = run.pipes.next(until, &mut self.stderr) {}
         self.stop();
     }
 
-    fn stderr_excerpt(&self) -> Option<String> {
+    fn stderr_excerpt(&mut self) -> Option<String> {
         Some(ProcessSubject::stderr_excerpt(self)).filter(|s| !s.is_empty())
     }
 }
 
-fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
-    thread::spawn(move || {
-        for batch in rx {
-            if stdin
-                .write_all(&batch)
-                .and_then(|()| stdin.flush())
-                .is_err()
-            {
-                break; // the engine closed its stdin; the reader reports how it ended
-            }
-        }
-    });
-    tx
-}
-
-/// `allowance`: bytes of answers a streamed scan is expected to produce,
-/// which do not count against `max_total` (a scan of 65,536² calls is not a
-/// flood of output; it is at worst a timeout).
-fn spawn_reader(
-    stdout: impl Read + Send + 'static,
-    max_line: usize,
-    max_total: usize,
-    allowance: Arc<AtomicUsize>,
-) -> Answers {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(64 << 10, stdout);
-        let mut total = 0usize;
-        let mut buf = Vec::new();
-        let mut batch = Vec::new();
-        loop {
-            buf.clear();
-            let read = (&mut reader)
-                .take(max_line as u64 + 1)
-                .read_until(b'\n', &mut buf);
-            let event = match read {
-                Ok(0) | Err(_) => ReadEvent::Eof,
-                Ok(n) => {
-                    total += n;
-                    if total > max_total.saturating_add(allowance.load(Ordering::Relaxed)) {
-                        ReadEvent::TooMuch
-                    } else if buf.last() != Some(&b'\n') && n > max_line {
-                        ReadEvent::TooLong
-                    } else {
-                        let line = String::from_utf8_lossy(&buf);
-                        ReadEvent::Line(line.trim_end_matches(['\n', '\r']).to_string())
-                    }
-                }
-            };
-            let last = !matches!(event, ReadEvent::Line(_));
-            batch.push(event);
-            // Hand over what we have before a read that could block (no
-            // whole line buffered), and at least every 4,096 lines.
-            let more = !last && batch.len() < 4096 && reader.buffer().contains(&b'\n');
-            if !more && (tx.send(std::mem::take(&mut batch)).is_err() || last) {
-                break;
-            }
-        }
-    });
-    Answers {
-        batches: rx,
-        pending: VecDeque::new(),
-    }
-}
-
-/// Waits (briefly) until everything the engine wrote to stderr is kept:
-/// the drain thread may still be copying when the process is gone.
-fn collect_stderr(run: &Running) {
-    let _ = run.stderr_done.recv_timeout(Duration::from_millis(500));
-}
-
-fn spawn_stderr_drain(
-    stderr: impl Read + Send + 'static,
-    sink: Arc<Mutex<CappedText>>,
-) -> Receiver<()> {
-    let (done, done_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut stderr = stderr;
-        let mut chunk = [0u8; 8192];
-        while let Ok(n) = stderr.read(&mut chunk) {
-            if n == 0 {
-                break;
-            }
-            if let Ok(mut s) = sink.lock() {
-                s.push(&chunk[..n]);
-            }
-        }
-        let _ = done.send(());
-    });
-    done_rx
-}
-
-/// The first `cap` bytes of a stream, plus a count of what was dropped.
-#[derive(Default)]
-struct CappedText {
-    cap: usize,
-    kept: Vec<u8>,
-    dropped: usize,
-}
-
-impl CappedText {
-    fn new(cap: usize) -> Self {
-        CappedText {
-            cap,
-            ..Default::default()
-        }
-    }
-
-    fn push(&mut self, bytes: &[u8]) {
-        let room = self.cap.saturating_sub(self.kept.len());
-        let keep = room.min(bytes.len());
-        self.kept.extend_from_slice(&bytes[..keep]);
-        self.dropped += bytes.len() - keep;
-    }
-
-    fn render(&self) -> String {
-        let mut s = String::from_utf8_lossy(&self.kept).into_owned();
-        if self.dropped > 0 {
-            s.push_str(&format!("\n… ({} more bytes not kept)", self.dropped));
-        }
-        s
-    }
+/// Keeps what an ended engine wrote to stderr (every writer is gone, so
+/// its end of file comes at once; should an escaped process hold the pipe,
+/// the grader does not wait for it long).
+fn collect_stderr(run: &mut Running, sink: &mut CappedText) {
+    let until = Instant::now() + Duration::from_millis(500);
+    run.pipes.drain_stderr_until_eof(until, sink);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::PathBuf;
-
-    #[test]
-    fn capped_text_keeps_the_start_and_counts_the_rest() {
-        let mut c = CappedText::new(4);
-        c.push(b"abcdef");
-        c.push(b"gh");
-        assert_eq!(c.render(), "abcd\n… (4 more bytes not kept)");
-    }
 
     /// A strict v1 engine: `ERR` to `HELLO 2`, then `HELLO 1`.
     const V1_ENGINE: &str = "import sys\nfor line in sys.stdin:\n    t = line.split()\n    if t == ['HELLO', '1']: print('HELLO 1 tiny', flush=True)\n    elif t[0] == 'HELLO': print('ERR unsupported protocol version', flush=True)\n    elif t[0] == 'QUIT': break\n    else: print('OK', flush=True)\n";
