@@ -191,6 +191,58 @@ fn the_board_not_updated_mutant_is_reported_out_of_sync() {
     assert!(s["details"].as_str().unwrap().contains("expected board"));
 }
 
+/// No state leaks between scenarios: the fixture aborts at its process's
+/// second board, and still passes every scenario graded through one fork
+/// server (each scenario in a fresh fork of the ready adapter: the one
+/// forked at `BEGIN` first, then the spares forked ahead after `ENDED`).
+#[test]
+fn state_left_by_one_scenario_never_reaches_the_next() {
+    use std::io::Write;
+    let engine = engine("lab3-static-state");
+    // Control: in one process, the second board aborts.
+    let mut child = Command::new(&engine)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"HELLO 2\nNEW 2 2\nNEW 2 2\nBOARD\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>(),
+        ["OK"],
+        "the first board is made, the second aborts"
+    );
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&out.status),
+        Some(6)
+    );
+
+    let configs = [
+        "part1_4x4_1.txt",
+        "part1_4x4_2.txt",
+        "part2_4x4_1.txt",
+        "part2_4x4_2.txt",
+        "part3_4x4_1__e5e9969a.txt",
+        "part3_4x4_2__757b8fc1.txt",
+    ];
+    let Some((code, report)) = grade_course(&["--engine", &engine], &configs, &["--jobs", "1"])
+    else {
+        return;
+    };
+    assert_eq!(scenarios(&report).len(), configs.len());
+    assert_eq!(failing(&report), BTreeSet::new());
+    assert_eq!(code, 0);
+}
+
 /// Hostile fixtures: a scans-only config and one with moves, both graded,
 /// the verdict classified, and the run completes.
 #[test]

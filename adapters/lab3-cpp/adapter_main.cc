@@ -15,10 +15,14 @@
 //   scan  `SCAN VALID` / `SCAN THREAT` are expanded here, in-process, calling isValidMove /
 //         isPieceUnderThreat in exactly the order and number the course grader does; only
 //         the true results are sent back.
-//   fork  a fork server: `BEGIN` forks a fresh child from this ready parent, the child
-//         serves the scenario and exits at `END`; the parent reaps it and answers
-//         `ENDED exit N` or `ENDED signal NAME`. No state leaks between scenarios (statics,
-//         leaks, a corrupted heap all die with the child) and exec/startup is paid once.
+//   fork  a fork server: each scenario (`BEGIN` ... `END`) is served by a fresh child forked
+//         from this ready parent; the parent reaps it and answers `ENDED exit N` or
+//         `ENDED signal NAME`. No state leaks between scenarios (statics, leaks, a corrupted
+//         heap all die with the child) and exec/startup is paid once. The child for the next
+//         scenario is forked as soon as `ENDED` is sent (a "spare", waiting on a private
+//         pipe), so the fork overlaps with the grader judging the scenario just ended; at
+//         `BEGIN` the parent hands the spare the requests it has already read. The spare is
+//         a copy of the same ready parent, so it is exactly the child `BEGIN` would fork.
 //
 // Answers are buffered and written only when the adapter would block on input (or when the
 // buffer is large); a fatal signal or an exit() in student code writes what is pending
@@ -227,6 +231,15 @@ void answer_cstr(const char *s)
 int g_rows = 0;
 int g_cols = 0;
 bool g_in_session = false; // a forked child serving one scenario
+
+// Requests read and not served yet: g_inbuf[g_inpos..].
+std::string g_inbuf;
+size_t g_inpos = 0;
+
+// The spare child forked ahead of the next `BEGIN` (see the header), and the write end of
+// its private pipe; -1 when there is none.
+pid_t g_spare = -1;
+int g_go = -1;
 
 bool parse_int(const std::string &s, int &out)
 {
@@ -525,23 +538,124 @@ void serve(const std::vector<std::string> &tok)
     answer_cstr("ERR unknown request");
 }
 
-// `BEGIN` in the server: fork a child for one scenario. Returns in the child (which goes on
-// with the requests already read); the parent reaps the child, answers how it ended and
-// returns false so that the caller drops the requests the child now owns.
-bool begin_session()
+// Forks the spare child for the next scenario. In the spare (which never returns from
+// here until it is handed a scenario) this waits on its private pipe: "G" followed by the
+// requests the parent had already read, then end of file. End of file without "G" (the
+// server quit or died) ends the spare quietly. Without a spare, `BEGIN` forks as before.
+void fork_spare()
 {
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) < 0)
+        return;
     flush_all();
     flush_student_output();
     pid_t pid = fork();
     if (pid < 0)
     {
-        answer(std::string("ERR fork: ") + strerror(errno));
-        return false;
+        close(go[0]);
+        close(go[1]);
+        return;
     }
-    if (pid == 0)
+    if (pid > 0)
     {
-        g_in_session = true;
-        return true;
+        close(go[0]);
+        g_spare = pid;
+        g_go = go[1];
+        return;
+    }
+    close(go[1]);
+    std::string got;
+    char buf[65536];
+    for (;;)
+    {
+        ssize_t n = read(go[0], buf, sizeof buf);
+        if (n > 0)
+            got.append(buf, static_cast<size_t>(n));
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else
+            break;
+    }
+    close(go[0]);
+    if (got.empty() || got[0] != 'G')
+        _exit(0); // no scenario came: nothing of the student's runs, nothing is written
+    g_in_session = true;
+    g_inbuf.assign(got, 1, std::string::npos);
+    g_inpos = 0;
+}
+
+// Ends the spare that will not be used (the server quits).
+void drop_spare()
+{
+    if (g_spare < 0)
+        return;
+    close(g_go);
+    g_go = -1;
+    while (waitpid(g_spare, nullptr, 0) < 0 && errno == EINTR)
+    {
+    }
+    g_spare = -1;
+}
+
+// Hands the spare its scenario: the requests after `BEGIN` already read. Returns its pid,
+// or -1 (it is gone: then `BEGIN` forks as before).
+pid_t hand_over_to_spare()
+{
+    if (g_spare < 0)
+        return -1;
+    pid_t pid = g_spare;
+    std::string msg = "G";
+    msg.append(g_inbuf, g_inpos, std::string::npos);
+    const char *p = msg.data();
+    size_t left = msg.size();
+    while (left > 0)
+    {
+        ssize_t n = write(g_go, p, left);
+        if (n > 0)
+        {
+            p += n;
+            left -= static_cast<size_t>(n);
+        }
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else
+            break;
+    }
+    close(g_go);
+    g_go = -1;
+    g_spare = -1;
+    if (left > 0)
+    {
+        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR)
+        {
+        }
+        return -1;
+    }
+    return pid;
+}
+
+// `BEGIN` in the server: a child serves the scenario (the spare, or one forked now).
+// Returns true in a child forked now (which goes on with the requests already read); the
+// parent reaps the child, answers how it ended, forks the next spare and returns false
+// so that the caller drops the requests the child now owns.
+bool begin_session()
+{
+    flush_all();
+    flush_student_output();
+    pid_t pid = hand_over_to_spare();
+    if (pid < 0)
+    {
+        pid = fork();
+        if (pid < 0)
+        {
+            answer(std::string("ERR fork: ") + strerror(errno));
+            return false;
+        }
+        if (pid == 0)
+        {
+            g_in_session = true;
+            return true;
+        }
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
@@ -549,6 +663,8 @@ bool begin_session()
         if (errno != EINTR)
         {
             answer_cstr("ENDED exit -1");
+            flush_all();
+            fork_spare();
             return false;
         }
     }
@@ -573,6 +689,8 @@ bool begin_session()
     else
         s += "exit -1";
     answer(s);
+    flush_all(); // the grader reads ENDED while the spare is forked
+    fork_spare();
     return false;
 }
 
@@ -603,6 +721,7 @@ bool handle_line(std::string line)
     if (tok[0] == "QUIT" && tok.size() == 1)
     {
         flush_all();
+        drop_spare();
         quit(0);
     }
     if (tok[0] == "BEGIN" && tok.size() == 1)
@@ -651,8 +770,8 @@ int run()
 {
     setup_fds();
     install_crash_flush();
-    std::string inbuf;
-    size_t inpos = 0;
+    std::string &inbuf = g_inbuf;
+    size_t &inpos = g_inpos;
     char chunk[65536];
     for (;;)
     {
@@ -666,9 +785,12 @@ int run()
             inpos = nl + 1;
             if (!handle_line(line))
             {
-                inbuf.clear(); // the session's child had them
+                // The parent: the session's child had the rest. A spare that has just been
+                // handed its scenario (fork_spare returned in it) holds it in g_inbuf.
+                if (!g_in_session)
+                    inbuf.clear();
                 inpos = 0;
-                break;
+                continue;
             }
             if (g_outbuf.size() - g_outpos >= kEagerWrite && !write_some())
                 quit(1);
@@ -709,6 +831,7 @@ int run()
                     handle_line(line);
                 }
                 flush_all();
+                drop_spare();
                 quit(0);
             }
         }
