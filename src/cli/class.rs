@@ -4,7 +4,7 @@
 //! table, and write the per-submission reports (`--output-dir`) and the
 //! class report (`--output`, human / json / html).
 
-use super::args::{Format, LimitArgs, OutputArgs, ScenarioArgs};
+use super::args::{Format, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch::{self, Discovered};
 use super::emit::{emit, write_out};
 use chessgrade::class::{self, ClassOptions, Graded};
@@ -12,7 +12,6 @@ use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Report, html};
 use chessgrade::runner::{SnapshotMode, Summary};
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::submission::CppOptions;
 use colored::Colorize;
 use std::path::Path;
 use std::sync::Mutex;
@@ -21,7 +20,7 @@ use std::time::Instant;
 pub fn grade_class(
     dir: &Path,
     args: &ScenarioArgs,
-    (compiler, cflags): (&str, Option<&str>),
+    subject: &SubjectArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
@@ -65,12 +64,8 @@ pub fn grade_class(
         eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
         return 2;
     }
-    let mut cpp = CppOptions::new(compiler, limit_args.compile_timeout());
-    if let Some(flags) = cflags {
-        cpp.cflags = flags.split_whitespace().map(str::to_string).collect();
-    }
     let opts = ClassOptions {
-        cpp,
+        cpp: subject.cpp_options(limit_args.compile_timeout()),
         limits: limit_args.limits(),
         jobs: batch::jobs(args),
         mode: SnapshotMode::Check,
