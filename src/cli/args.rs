@@ -59,7 +59,7 @@ impl SubjectArgs {
 /// upload, `--program`, or a class of console uploads).
 #[derive(Args)]
 pub struct ConsoleArgs {
-    /// A console program to grade as is (no build); with --submission, the
+    /// A console program to grade as is (no build); with --submission or --class, the
     /// program the build makes (instead of the course's `chess`).
     #[arg(long)]
     pub program: Option<PathBuf>,

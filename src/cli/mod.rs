@@ -102,8 +102,9 @@ enum Command {
         scenarios: ScenarioArgs,
         #[command(flatten)]
         subject: SubjectArgs,
-        /// A class: one sub-folder per Lab 3 submission (named after it), graded in parallel.
-        #[arg(long, conflicts_with_all = ["engine", "program", "build", "overlay", "console_texts"], value_name = "DIR")]
+        /// A class: one sub-folder per submission (named after it), graded in parallel;
+        /// Lab 3 uploads, or console programs when the scenarios are `@rules jhu`/`cuhk`.
+        #[arg(long, conflicts_with = "engine", value_name = "DIR")]
         class: Option<PathBuf>,
         #[command(flatten)]
         console: ConsoleArgs,
@@ -264,10 +265,10 @@ pub fn main() -> u8 {
             scenarios,
             subject,
             class: Some(dir),
+            console,
             limits,
             output,
-            ..
-        } => class::grade_class(&dir, &scenarios, &subject, &limits, &output),
+        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output),
         Command::Grade {
             subject:
                 SubjectArgs {
