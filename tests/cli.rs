@@ -324,3 +324,59 @@ fn perft_prints_node_counts_like_other_perft_tools() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("FEN"), "{}", stderr(&out));
 }
+
+#[test]
+fn grade_explain_and_shrink_share_the_subject_flags() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenario = "scenarios/lab3/pawns/double_step_from_start_rows.txt";
+    let upload = "tests/fixtures/submissions/lab3-correct";
+    let commands: [&[&str]; 3] = [
+        &["grade", scenario, "--submission", upload],
+        &["explain", scenario, "--submission", upload],
+        &["shrink", scenario, "--submission", upload],
+    ];
+    for command in commands {
+        // --cflags reaches the compiler in all three (shrink used to
+        // have no --cflags and built with the course's flags only): a
+        // flag g++ refuses stops the build as the staff's error.
+        let mut args = command.to_vec();
+        args.extend(["--cflags", "-fno-such-flag"]);
+        let out = chessgrade(root, &args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("unrecognized command-line option '-fno-such-flag'"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+        // --compiler too.
+        let mut args = command.to_vec();
+        args.extend(["--compiler", "/nonexistent/g++"]);
+        let out = chessgrade(root, &args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("/nonexistent/g++"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+        // --submission and --engine exclude each other everywhere.
+        let mut args = command.to_vec();
+        args.extend(["--engine", "true"]);
+        let out = chessgrade(root, &args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        assert!(
+            stderr(&out).contains("cannot be used with"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+    // What --submission may hold is each command's own help.
+    let help = |cmd: &str| stdout(&chessgrade(root, &[cmd, "--help"]));
+    assert!(help("grade").contains("or a console program (Makefile, CMakeLists.txt"));
+    assert!(
+        help("explain")
+            .contains("A Lab 3 C++ submission folder to explain (default: the reference engine)")
+    );
+    assert!(
+        help("shrink").contains("A Lab 3 C++ submission folder, compiled once with the adapter")
+    );
+}

@@ -5,17 +5,26 @@
 //! files scores 0 with its reason and never stops the class. Only a problem
 //! on the staff side (the compiler cannot start) is reported as such.
 //!
+//! A class is of one kind of upload ([`Uploads`]): Lab 3 classes compiled
+//! with the adapter, or console programs built and graded by one shared
+//! [`ConsoleGrader`] (set up once: scenarios checked, shim compiled; its
+//! course's dialect chosen by the scenarios). The caller picks the kind
+//! from the scenarios, not from the uploads, so that one student's odd
+//! upload cannot change how the others are graded: an upload of the other
+//! kind is that student's "not a recognised submission".
+//!
 //! This module computes; the per-submission [`Report`]s and the class
 //! table are rendered by `report`.
 
+use crate::console::ConsoleGrader;
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions};
+use crate::submission::{self, BuildError, CppOptions, UploadKind};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One student's folder.
@@ -86,11 +95,21 @@ pub fn looks_like_class(dir: &Path) -> bool {
     with_sources >= 2
 }
 
+/// What the members' uploads are, and how each is built.
+#[derive(Clone, Debug)]
+pub enum Uploads {
+    /// Lab 3 classes, compiled with the adapter (compiler, flags, build timeout).
+    Lab3(CppOptions),
+    /// Console programs of the grader's course, built and run by it (its
+    /// own limits apply to each scenario).
+    Console(Arc<ConsoleGrader>),
+}
+
 /// How to grade each member.
 #[derive(Clone, Debug)]
 pub struct ClassOptions {
-    /// How each member is compiled (compiler, flags, build timeout).
-    pub cpp: CppOptions,
+    pub uploads: Uploads,
+    /// Each scenario's limits (Lab 3 uploads).
     pub limits: Limits,
     /// The whole class's job budget (builds and scenario runs).
     pub jobs: usize,
@@ -176,16 +195,12 @@ pub fn grade_one(
             .map(|f| runner::not_run(f, kind.clone()))
             .collect()
     };
-    let (notes, results, staff_error) = match submission::build_cpp(&m.dir, &opts.cpp) {
-        Ok(build) => {
-            let limits = opts.limits.clone();
-            let command = build.command.clone();
-            let make = move || -> Box<dyn Subject> {
-                Box::new(ProcessSubject::new(command.clone(), limits.clone()))
-            };
-            let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
-            (build.notes.clone(), results, None)
-        }
+    let built = match &opts.uploads {
+        Uploads::Lab3(cpp) => grade_lab3(m, found, store, opts, cpp, jobs),
+        Uploads::Console(grader) => grade_console(m, found, grader, jobs),
+    };
+    let (notes, results, staff_error) = match built {
+        Ok((notes, results)) => (notes, results, None),
         Err(BuildError::Compile(msg)) => {
             (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
         }
@@ -208,6 +223,62 @@ pub fn grade_one(
         staff_error,
         elapsed: started.elapsed(),
     }
+}
+
+/// Builds a Lab 3 member with the adapter and runs every scenario on it:
+/// (build notes, results).
+fn grade_lab3(
+    m: &Member,
+    found: &[Found],
+    store: &SnapshotStore,
+    opts: &ClassOptions,
+    cpp: &CppOptions,
+    jobs: usize,
+) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
+    let build = submission::build_cpp(&m.dir, cpp)?;
+    let limits = opts.limits.clone();
+    let command = build.command.clone();
+    let make = move || -> Box<dyn Subject> {
+        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+    };
+    let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
+    Ok((build.notes.clone(), results))
+}
+
+/// Builds a console member (after the overlay) and grades every scenario
+/// on it. An upload that is not a console program (a Lab 3 upload, or no
+/// sources at all) is not recognised: the scenarios want the course's
+/// program.
+fn grade_console(
+    m: &Member,
+    found: &[Found],
+    grader: &ConsoleGrader,
+    jobs: usize,
+) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
+    let course = grader.dialect().name().to_uppercase();
+    match submission::recognise(&m.dir) {
+        Some(UploadKind::Console) => {}
+        Some(UploadKind::Lab3) => {
+            return Err(BuildError::NotRecognised(format!(
+                "a Lab 3 upload (ChessBoard.hh), but these scenarios grade the {course} console program"
+            )));
+        }
+        None => {
+            return Err(BuildError::NotRecognised(format!(
+                "no Makefile, CMakeLists.txt or .cpp files for the {course} console program"
+            )));
+        }
+    }
+    let build = grader.build(&m.dir)?;
+    let results = runner::run_pool(
+        found,
+        jobs,
+        &|| (),
+        |_, f| grader.grade(f, &build.program),
+        false,
+        |_| {},
+    );
+    Ok((Vec::new(), results))
 }
 
 #[cfg(test)]

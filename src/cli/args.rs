@@ -9,7 +9,101 @@
 
 use chessgrade::runner::Partition;
 use clap::{Args, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
+
+/// Who is graded, explained or shrunk: a submission folder built here, or
+/// any engine speaking the protocol. `grade`, `explain` and `shrink` each
+/// flatten it; what differs between them (what `--submission` may hold,
+/// which flag is required, what else conflicts) each command adds with
+/// `mut_arg`, so the flags are declared once.
+#[derive(Args)]
+pub struct SubjectArgs {
+    /// A submission folder: Lab 3 C++ classes (headers and .cc files, compiled with the
+    /// adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK).
+    #[arg(long, conflicts_with = "engine")]
+    pub submission: Option<PathBuf>,
+    /// Any engine speaking docs/protocol.md: its command as one argument
+    /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
+    /// (`--engine -- ./eng --fast`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "")]
+    pub engine: Option<String>,
+    /// The engine's command after `--` (with --engine).
+    #[arg(last = true, requires = "engine")]
+    pub command: Vec<OsString>,
+    /// The C++ compiler for --submission.
+    #[arg(long, default_value = "g++")]
+    pub compiler: String,
+    /// Compiler flags for --submission, one string split at spaces
+    /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+}
+
+impl SubjectArgs {
+    /// How a Lab 3 upload is compiled: `--compiler`, `--cflags` (else the
+    /// course's flags) and the build's time limit.
+    pub fn cpp_options(
+        &self,
+        compile_timeout: std::time::Duration,
+    ) -> chessgrade::submission::CppOptions {
+        let mut options = chessgrade::submission::CppOptions::new(&self.compiler, compile_timeout);
+        if let Some(flags) = &self.cflags {
+            options.cflags = flags.split_whitespace().map(str::to_string).collect();
+        }
+        options
+    }
+}
+
+/// How a console program is built and judged (`grade` with a console
+/// upload, `--program`, or a class of console uploads).
+#[derive(Args)]
+pub struct ConsoleArgs {
+    /// A console program to grade as is (no build); with --submission or --class, the
+    /// program the build makes (instead of the course's `chess`).
+    #[arg(long)]
+    pub program: Option<PathBuf>,
+    /// Console uploads: a shell command that builds the upload (run in its folder).
+    #[arg(long)]
+    pub build: Option<String>,
+    /// Console uploads: staff files copied over the upload before building
+    /// (the starter files a student must not change).
+    #[arg(long)]
+    pub overlay: Option<PathBuf>,
+    /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+    #[arg(long)]
+    pub console_texts: Option<PathBuf>,
+}
+
+impl ConsoleArgs {
+    /// Whether a flag names a console program or its build: then what is
+    /// graded is a console program, whatever the upload looks like.
+    /// (`--console-texts` alone does not: it only matters if one is.)
+    pub fn forces_console(&self) -> bool {
+        self.program.is_some() || self.build.is_some() || self.overlay.is_some()
+    }
+
+    /// The console options these flags (and `--compiler`, the limits) ask
+    /// for; a texts file that cannot be read is the staff's error.
+    pub fn options(
+        &self,
+        compiler: &str,
+        limits: &LimitArgs,
+    ) -> Result<chessgrade::console::ConsoleOptions, String> {
+        let texts = match &self.console_texts {
+            Some(path) => chessgrade::console::Texts::load(path)
+                .map_err(|e| format!("--console-texts {e}"))?,
+            None => chessgrade::console::Texts::default(),
+        };
+        let mut options = chessgrade::console::ConsoleOptions::new(texts, limits.limits());
+        options.compiler = compiler.to_string();
+        options.build_command = self.build.clone();
+        options.overlay = self.overlay.clone();
+        options.binary = self.program.as_ref().map(|p| p.display().to_string());
+        options.build_timeout = limits.compile_timeout();
+        Ok(options)
+    }
+}
 
 #[derive(Args)]
 pub struct ScenarioArgs {

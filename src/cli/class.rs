@@ -1,27 +1,33 @@
-//! `chessgrade grade --class DIR`: every sub-folder of DIR is a Lab 3
-//! submission named after its folder. The library builds and grades them
-//! in parallel (one job budget); here we show progress, print the class
-//! table, and write the per-submission reports (`--output-dir`) and the
-//! class report (`--output`, human / json / html).
+//! `chessgrade grade --class DIR`: every sub-folder of DIR is one
+//! submission named after its folder. The scenarios decide what kind:
+//! `@rules jhu`/`cuhk` scenarios (or a console flag: `--overlay`, `--build`,
+//! `--program`) make a class of console programs, set up once by the
+//! library's `ConsoleGrader` (a staff-side problem there is exit 2 before
+//! any upload is built); anything else a class of Lab 3 uploads. The
+//! library builds and grades the members in parallel (one job budget);
+//! here we show progress, print the class table, and write the
+//! per-submission reports (`--output-dir`) and the class report
+//! (`--output`, human / json / html).
 
-use super::args::{Format, LimitArgs, OutputArgs, ScenarioArgs};
+use super::args::{ConsoleArgs, Format, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch::{self, Discovered};
 use super::emit::{emit, write_out};
-use chessgrade::class::{self, ClassOptions, Graded};
+use chessgrade::class::{self, ClassOptions, Graded, Uploads};
+use chessgrade::console::{self as console_grading, ConsoleGrader};
 use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Report, html};
 use chessgrade::runner::{SnapshotMode, Summary};
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::submission::CppOptions;
 use colored::Colorize;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub fn grade_class(
     dir: &Path,
     args: &ScenarioArgs,
-    (compiler, cflags): (&str, Option<&str>),
+    subject: &SubjectArgs,
+    console: &ConsoleArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
@@ -65,19 +71,39 @@ pub fn grade_class(
         eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
         return 2;
     }
-    let mut cpp = CppOptions::new(compiler, limit_args.compile_timeout());
-    if let Some(flags) = cflags {
-        cpp.cflags = flags.split_whitespace().map(str::to_string).collect();
-    }
+    let store = SnapshotStore::new(&args.snapshots);
+    let uploads = if console.forces_console() || console_grading::wants_console(&found) {
+        let options = match console.options(&subject.compiler, limit_args) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        match ConsoleGrader::new(&found, &store, options) {
+            Ok(grader) => Uploads::Console(Arc::new(grader)),
+            Err(e) => {
+                for line in e.messages() {
+                    eprintln!("error: {line}");
+                }
+                return 2;
+            }
+        }
+    } else {
+        Uploads::Lab3(subject.cpp_options(limit_args.compile_timeout()))
+    };
+    let kind = match &uploads {
+        Uploads::Lab3(_) => "Lab 3".to_string(),
+        Uploads::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
+    };
     let opts = ClassOptions {
-        cpp,
+        uploads,
         limits: limit_args.limits(),
         jobs: batch::jobs(args),
         mode: SnapshotMode::Check,
     };
-    let store = SnapshotStore::new(&args.snapshots);
     println!(
-        "grading {} submissions in {} on {} scenarios",
+        "grading {} {kind} submissions in {} on {} scenarios",
         members.len(),
         dir.display(),
         found.len()

@@ -5,6 +5,7 @@
 //! are the scenario's snapshot, or the reference engine's trace when it has
 //! none.
 
+use super::args::SubjectArgs;
 use chessgrade::explain::{RenderOptions, explain, render};
 use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
@@ -12,20 +13,13 @@ use chessgrade::runner;
 use chessgrade::snapshot::SnapshotStore;
 use chessgrade::subject::{EngineSubject, Limits, ProcessSubject, Subject};
 use chessgrade::submission::{self, BuildError};
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub struct ExplainArgs {
     pub scenario: PathBuf,
-    pub submission: Option<PathBuf>,
-    /// `--engine`'s one argument (empty when the command follows `--`).
-    pub engine: Option<String>,
-    /// The command after `--`.
-    pub command: Vec<OsString>,
-    pub compiler: String,
-    pub cflags: Option<String>,
+    pub subject: SubjectArgs,
     pub snapshots: PathBuf,
     pub root: PathBuf,
     pub line: Option<u32>,
@@ -72,13 +66,9 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
     };
     let limits = Limits::default();
     let (mut subject, name, _build): (Box<dyn Subject>, String, _) =
-        match (&a.submission, &a.engine) {
+        match (&a.subject.submission, &a.subject.engine) {
             (Some(dir), _) => {
-                let mut options =
-                    submission::CppOptions::new(&a.compiler, Duration::from_secs(300));
-                if let Some(flags) = &a.cflags {
-                    options.cflags = flags.split_whitespace().map(str::to_string).collect();
-                }
+                let options = a.subject.cpp_options(Duration::from_secs(300));
                 match submission::build_cpp(dir, &options) {
                     Ok(build) => (
                         Box::new(ProcessSubject::new(build.command.clone(), limits)),
@@ -96,7 +86,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
                 }
             }
             (None, Some(engine)) => {
-                let cmd = match super::grade::engine_command(engine, a.command.clone()) {
+                let cmd = match super::grade::engine_command(engine, a.subject.command.clone()) {
                     Ok(cmd) => cmd,
                     Err(e) => {
                         eprintln!("error: {e}");

@@ -9,59 +9,39 @@
 //! upload with a Makefile, CMakeLists.txt or `.cpp` files, or `--program`),
 //! graded on its transcript by the course's dialect (`chessgrade::console`).
 
-use super::args::{LimitArgs, OutputArgs, ScenarioArgs};
+use super::args::{ConsoleArgs, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch::{Executor, discover, run_batch};
-use chessgrade::console::{self, ConsoleProgram, Dialect, Texts};
-use chessgrade::runner::{FailureKind, SnapshotMode};
+use chessgrade::console::ConsoleGrader;
+use chessgrade::runner::{FailureKind, Found, SnapshotMode};
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::{EngineCommand, Limits, ProcessSubject, Subject};
-use chessgrade::submission::{self, BuildError, ConsoleBuild, UploadKind};
+use chessgrade::subject::{EngineCommand, ProcessSubject, Subject};
+use chessgrade::submission::{self, BuildError, UploadKind};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::time::Duration;
-
-/// What to grade, as given on the command line.
-pub struct Target {
-    pub submission: Option<PathBuf>,
-    /// `--engine`'s one argument (empty when the command follows `--`).
-    pub engine: Option<String>,
-    /// The command after `--`.
-    pub command: Vec<OsString>,
-    pub program: Option<PathBuf>,
-    pub build: Option<String>,
-    pub overlay: Option<PathBuf>,
-    pub console_texts: Option<PathBuf>,
-}
 
 pub fn grade(
     args: &ScenarioArgs,
-    target: Target,
-    (compiler, cflags): (&str, Option<&str>),
+    subject: &SubjectArgs,
+    console: &ConsoleArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
     let limits = limit_args.limits();
-    let console_upload = target.program.is_some()
-        || target.build.is_some()
-        || target.overlay.is_some()
-        || target
+    let console_upload = console.forces_console()
+        || subject
             .submission
             .as_deref()
             .is_some_and(|d| submission::recognise(d) == Some(UploadKind::Console));
-    if target.engine.is_none() && console_upload {
-        let build_timeout = limit_args.compile_timeout();
-        return grade_console(args, &target, compiler, limits, build_timeout, output);
+    if subject.engine.is_none() && console_upload {
+        return grade_console(args, subject, console, limit_args, output);
     }
     // Keep the build (and its temporary folder) alive for the whole run.
-    let (command, name, notes, failed, _build) = match (target.submission, target.engine) {
+    let (command, name, notes, failed, _build) = match (&subject.submission, &subject.engine) {
         (Some(dir), _) => {
             let name = format!("submission {}", dir.display());
-            let mut options = submission::CppOptions::new(compiler, limit_args.compile_timeout());
-            if let Some(flags) = cflags {
-                options.cflags = flags.split_whitespace().map(str::to_string).collect();
-            }
+            let options = subject.cpp_options(limit_args.compile_timeout());
             let started = std::time::Instant::now();
-            let built = submission::build_cpp(&dir, &options);
+            let built = submission::build_cpp(dir, &options);
             let compiled = format!(
                 "compile: {:.2}s ({} {})",
                 started.elapsed().as_secs_f64(),
@@ -95,7 +75,7 @@ pub fn grade(
             }
         }
         (None, Some(engine)) => {
-            let cmd = match engine_command(&engine, target.command) {
+            let cmd = match engine_command(engine, subject.command.clone()) {
                 Ok(cmd) => cmd,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -180,104 +160,45 @@ fn resolve(program: &std::path::Path) -> Option<PathBuf> {
         .find(|p| runnable(p))
 }
 
-/// Grades a console program: every scenario is checked gradable first
-/// (exit 2 with the reasons otherwise), then the upload is built (or
-/// `--program` taken), the shim compiled, and each scenario run on it.
+/// Grades a console program: the library's [`ConsoleGrader`] checks every
+/// scenario first and builds the shim (exit 2 with the reasons otherwise),
+/// then the upload is built (or `--program` taken) and each scenario run on it.
 fn grade_console(
     args: &ScenarioArgs,
-    target: &Target,
-    compiler: &str,
-    limits: Limits,
-    build_timeout: Duration,
+    subject: &SubjectArgs,
+    console: &ConsoleArgs,
+    limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
-    let texts = match &target.console_texts {
-        Some(path) => match Texts::load(path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: --console-texts {e}");
-                return 2;
-            }
-        },
-        None => Texts::default(),
-    };
-    // Everything a staff member can get wrong, before anything runs.
-    let found = discover(args).found;
-    let store = SnapshotStore::new(&args.snapshots);
-    let mut problems = Vec::new();
-    let mut dialects = Vec::new();
-    for f in &found {
-        match console::check_gradable(f, &texts, &store) {
-            Ok(plan) => {
-                if !dialects.contains(&plan.dialect) {
-                    dialects.push(plan.dialect);
-                }
-            }
-            Err(e) => problems.push(e),
-        }
-    }
-    if !problems.is_empty() {
-        for p in &problems {
-            eprintln!("error: {p}");
-        }
-        eprintln!(
-            "error: {} scenario(s) cannot be graded on a console program; nothing was run",
-            problems.len()
-        );
-        return 2;
-    }
-    let dialect = match dialects.as_slice() {
-        [d] => *d,
-        [] => Dialect::Jhu,
-        _ => {
-            eprintln!(
-                "error: the scenarios mix console dialects (jhu and cuhk): grade one course's program at a time"
-            );
-            return 2;
-        }
-    };
-    let (binary, cxx_flags) = match dialect {
-        Dialect::Jhu => (&texts.jhu.binary, &texts.jhu.cxx_flags),
-        Dialect::Cuhk => (&texts.cuhk.binary, &texts.cuhk.cxx_flags),
-    };
-    let work = match tempfile::Builder::new()
-        .prefix("chessgrade-console-")
-        .tempdir()
-    {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: cannot make a temporary folder: {e}");
-            return 2;
-        }
-    };
-    let env = match console::build_shim(work.path(), "gcc") {
-        Ok(env) => env,
+    let options = match console.options(&subject.compiler, limit_args) {
+        Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
+    args.input.apply();
+    let found = discover(args).found;
+    let store = SnapshotStore::new(&args.snapshots);
+    let grader = match ConsoleGrader::new(&found, &store, options) {
+        Ok(g) => g,
+        Err(e) => {
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            return 2;
+        }
+    };
     let mut notes = Vec::new();
     let mut failed = None;
+    // Keeps the build's folder (and so the program) for the whole run.
     let mut _build = None;
-    let (name, program) = match &target.submission {
+    let (name, program) = match &subject.submission {
         Some(dir) => {
             let name = format!("submission {}", dir.display());
-            let binary = target
-                .program
-                .as_deref()
-                .map_or(binary.clone(), |p| p.display().to_string());
-            let how = ConsoleBuild {
-                binary: &binary,
-                compiler,
-                cxx_flags,
-                command: target.build.as_deref(),
-                overlay: target.overlay.as_deref(),
-                timeout: build_timeout,
-            };
-            match submission::build_console(dir, &how) {
+            match grader.build(dir) {
                 Ok(build) => {
-                    let program = build.command.program.clone();
+                    let program = build.program.clone();
                     _build = Some(build);
                     (name, program)
                 }
@@ -287,7 +208,7 @@ fn grade_console(
                     failed = Some(FailureKind::CompileError(
                         "(the compiler's message is reported once, above)".into(),
                     ));
-                    (name, PathBuf::from("/bin/false"))
+                    (name, grader.program(PathBuf::from("/bin/false")))
                 }
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -296,10 +217,10 @@ fn grade_console(
             }
         }
         None => {
-            let path = target
-                .program
-                .clone()
-                .expect("console grading has a program");
+            let Some(path) = console.program.clone() else {
+                eprintln!("error: give --submission DIR, --engine CMD or --program PATH");
+                return 2;
+            };
             let Some(program) = resolve(&path).and_then(|p| p.canonicalize().ok()) else {
                 eprintln!(
                     "error: the program `{}` does not exist or is not executable",
@@ -307,18 +228,13 @@ fn grade_console(
                 );
                 return 2;
             };
-            (format!("program {}", path.display()), program)
+            (
+                format!("program {}", path.display()),
+                grader.program(program),
+            )
         }
     };
-    let program = ConsoleProgram {
-        command: EngineCommand {
-            program,
-            args: Vec::new(),
-        },
-        limits,
-        env,
-    };
-    let run = |f: &chessgrade::runner::Found| console::grade_scenario(f, &program, &texts);
+    let run = |f: &Found| grader.grade(f, &program);
     run_batch(
         args,
         SnapshotMode::Check,

@@ -22,9 +22,10 @@ mod serve;
 mod shrink;
 mod trace;
 
-use args::{InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs};
+use args::{
+    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, SubjectArgs,
+};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -89,46 +90,24 @@ enum Command {
     },
     /// Grade a submission: drive it call by call through every scenario and
     /// compare its traces with the snapshots.
-    #[command(after_help = EXIT_CODES)]
+    #[command(
+        after_help = EXIT_CODES,
+        mut_arg("submission", |a| a
+            .conflicts_with("class")
+            .required_unless_present_any(["engine", "program", "command", "class"])),
+        mut_arg("engine", |a| a.conflicts_with("program"))
+    )]
     Grade {
         #[command(flatten)]
         scenarios: ScenarioArgs,
-        /// A submission folder: Lab 3 C++ classes (headers and .cc files, compiled with the
-        /// adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK).
-        #[arg(long, conflicts_with_all = ["engine", "class"], required_unless_present_any = ["engine", "program", "command", "class"])]
-        submission: Option<PathBuf>,
-        /// A class: one sub-folder per Lab 3 submission (named after it), graded in parallel.
-        #[arg(long, conflicts_with_all = ["engine", "program", "build", "overlay", "console_texts"], value_name = "DIR")]
+        #[command(flatten)]
+        subject: SubjectArgs,
+        /// A class: one sub-folder per submission (named after it), graded in parallel;
+        /// Lab 3 uploads, or console programs when the scenarios are `@rules jhu`/`cuhk`.
+        #[arg(long, conflicts_with = "engine", value_name = "DIR")]
         class: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: its command as one argument
-        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
-        /// (`--engine -- ./eng --fast`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with = "program")]
-        engine: Option<String>,
-        /// The engine's command after `--` (with --engine).
-        #[arg(last = true, requires = "engine")]
-        command: Vec<OsString>,
-        /// A console program to grade as is (no build); with --submission, the
-        /// program the build makes (instead of the course's `chess`).
-        #[arg(long)]
-        program: Option<PathBuf>,
-        /// Console uploads: a shell command that builds the upload (run in its folder).
-        #[arg(long)]
-        build: Option<String>,
-        /// Console uploads: staff files copied over the upload before building
-        /// (the starter files a student must not change).
-        #[arg(long)]
-        overlay: Option<PathBuf>,
-        /// Console grading: the dialects' texts (a copy of src/console/texts.json).
-        #[arg(long)]
-        console_texts: Option<PathBuf>,
-        /// The C++ compiler for --submission.
-        #[arg(long, default_value = "g++")]
-        compiler: String,
-        /// Compiler flags for --submission, one string split at spaces
-        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
-        #[arg(long, allow_hyphen_values = true)]
-        cflags: Option<String>,
+        #[command(flatten)]
+        console: ConsoleArgs,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -138,29 +117,14 @@ enum Command {
     /// against what was expected, and the boards before and after each
     /// step with the missing (+) and extra (x) squares marked.
     #[command(
-        after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input."
+        after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input.",
+        mut_arg("submission", |a| a.help("A Lab 3 C++ submission folder to explain (default: the reference engine)"))
     )]
     Explain {
         /// The scenario file.
         scenario: PathBuf,
-        /// A Lab 3 C++ submission folder to explain (default: the reference engine).
-        #[arg(long, conflicts_with = "engine")]
-        submission: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: its command as one argument
-        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
-        /// (`--engine -- ./eng --fast`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "")]
-        engine: Option<String>,
-        /// The engine's command after `--` (with --engine).
-        #[arg(last = true, requires = "engine")]
-        command: Vec<OsString>,
-        /// The C++ compiler for --submission.
-        #[arg(long, default_value = "g++")]
-        compiler: String,
-        /// Compiler flags for --submission, one string split at spaces
-        /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
-        #[arg(long, allow_hyphen_values = true)]
-        cflags: Option<String>,
+        #[command(flatten)]
+        subject: SubjectArgs,
         /// Show only the step on this scenario line.
         #[arg(long)]
         line: Option<u32>,
@@ -236,25 +200,16 @@ Exit codes: 0 written; 2 bad options or a write error."
     #[command(
         after_help = "Expected answers for each smaller candidate come from the reference engine. \
 Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
-2 usage error, unreadable scenario, or a submission that cannot be built or run."
+2 usage error, unreadable scenario, or a submission that cannot be built or run.",
+        mut_arg("submission", |a| a
+            .help("A Lab 3 C++ submission folder, compiled once with the adapter")
+            .required_unless_present("engine"))
     )]
     Shrink {
         /// The failing scenario file.
         file: PathBuf,
-        /// A Lab 3 C++ submission folder, compiled once with the adapter.
-        #[arg(long, conflicts_with = "engine", required_unless_present = "engine")]
-        submission: Option<PathBuf>,
-        /// Any engine speaking docs/protocol.md: its command as one argument
-        /// (`--engine "./eng --fast"`, split at spaces, no shell), or after `--`
-        /// (`--engine -- ./eng --fast`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "")]
-        engine: Option<String>,
-        /// The engine's command after `--` (with --engine).
-        #[arg(last = true, requires = "engine")]
-        command: Vec<OsString>,
-        /// The C++ compiler for --submission.
-        #[arg(long, default_value = "g++")]
-        compiler: String,
+        #[command(flatten)]
+        subject: SubjectArgs,
         #[command(flatten)]
         limits: LimitArgs,
         /// Candidates to try at most (each is one run of the submission).
@@ -308,21 +263,18 @@ pub fn main() -> u8 {
         } => trace::trace(&file, &reference, &input),
         Command::Grade {
             scenarios,
+            subject,
             class: Some(dir),
-            compiler,
-            cflags,
+            console,
             limits,
             output,
-            ..
-        } => class::grade_class(
-            &dir,
-            &scenarios,
-            (&compiler, cflags.as_deref()),
-            &limits,
-            &output,
-        ),
+        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output),
         Command::Grade {
-            submission: Some(dir),
+            subject:
+                SubjectArgs {
+                    submission: Some(dir),
+                    ..
+                },
             ..
         } if chessgrade::class::looks_like_class(&dir) => {
             eprintln!(
@@ -334,33 +286,12 @@ pub fn main() -> u8 {
         }
         Command::Grade {
             scenarios,
-            submission,
-            engine,
-            command,
-            program,
-            build,
-            overlay,
-            console_texts,
-            compiler,
-            cflags,
+            subject,
+            console,
             limits,
             output,
             class: None,
-        } => grade::grade(
-            &scenarios,
-            grade::Target {
-                submission,
-                engine,
-                command,
-                program,
-                build,
-                overlay,
-                console_texts,
-            },
-            (&compiler, cflags.as_deref()),
-            &limits,
-            &output,
-        ),
+        } => grade::grade(&scenarios, &subject, &console, &limits, &output),
         Command::Gen {
             rules,
             count,
@@ -373,22 +304,11 @@ pub fn main() -> u8 {
         } => r#gen::run(rules, count, seed, size, steps, mix, &out, force),
         Command::Shrink {
             file,
-            submission,
-            engine,
-            command,
-            compiler,
+            subject,
             limits,
             max_runs,
             output,
-        } => shrink::run(
-            &file,
-            submission,
-            (engine, command),
-            &compiler,
-            &limits,
-            max_runs,
-            output.as_deref(),
-        ),
+        } => shrink::run(&file, subject, &limits, max_runs, output.as_deref()),
         Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
@@ -405,11 +325,7 @@ pub fn main() -> u8 {
         Command::Man => completions::man(),
         Command::Explain {
             scenario,
-            submission,
-            engine,
-            command,
-            compiler,
-            cflags,
+            subject,
             line,
             all,
             ascii,
@@ -417,11 +333,7 @@ pub fn main() -> u8 {
             root,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
-            submission,
-            engine,
-            command,
-            compiler,
-            cflags,
+            subject,
             snapshots,
             root,
             line,

@@ -1,20 +1,17 @@
 //! `chessgrade shrink`: build (or take) the submission once, shrink the
 //! scenario against it, print the minimal scenario and its first mismatch.
 
-use super::args::LimitArgs;
+use super::args::{LimitArgs, SubjectArgs};
 use chessgrade::report::HumanReporter;
 use chessgrade::scenario;
 use chessgrade::shrink::{ShrinkError, Shrinker};
 use chessgrade::subject::{EngineCommand, Limits, ProcessSubject};
 use chessgrade::submission::{self, BuildError};
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub fn run(
     file: &Path,
-    submission: Option<PathBuf>,
-    (engine, command): (Option<String>, Vec<OsString>),
-    compiler: &str,
+    subject: SubjectArgs,
     limit_args: &LimitArgs,
     max_runs: usize,
     out: Option<&Path>,
@@ -28,23 +25,22 @@ pub fn run(
     };
     let limits = limit_args.limits();
     // Built once; the build's folder lives until the end of the shrink.
-    let (command, _build) = match (submission, engine) {
-        (Some(dir), _) => match submission::build_cpp(
-            &dir,
-            &submission::CppOptions::new(compiler, limit_args.compile_timeout()),
-        ) {
-            Ok(build) => (build.command.clone(), build),
-            Err(BuildError::Compile(msg)) => {
-                println!("the submission does not compile, so every scenario fails:\n{msg}");
-                return 1;
+    let (command, _build) = match (&subject.submission, &subject.engine) {
+        (Some(dir), _) => {
+            match submission::build_cpp(dir, &subject.cpp_options(limit_args.compile_timeout())) {
+                Ok(build) => (build.command.clone(), build),
+                Err(BuildError::Compile(msg)) => {
+                    println!("the submission does not compile, so every scenario fails:\n{msg}");
+                    return 1;
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        },
+        }
         (None, Some(engine)) => {
-            let cmd = match super::grade::engine_command(&engine, command) {
+            let cmd = match super::grade::engine_command(engine, subject.command) {
                 Ok(cmd) => cmd,
                 Err(e) => {
                     eprintln!("error: {e}");

@@ -20,14 +20,20 @@
 //! machine players (modes 2 and 3) print moves no reference can predict:
 //! those games are walked on the reference and judged by property
 //! ([`machine`]).
+//!
+//! A run's setup (checking every scenario first, the one dialect, the
+//! shim, building uploads) is [`ConsoleGrader`], shared by every way of
+//! grading console programs (one upload, a built program, a class).
 
 mod cuhk;
+mod grader;
 mod jhu;
 mod machine;
 mod run;
 mod shim;
 mod texts;
 
+pub use grader::{BuiltUpload, ConsoleGrader, ConsoleOptions, SetupError, wants_console};
 pub use machine::{MachineGame, MachineMode};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};

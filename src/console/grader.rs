@@ -1,0 +1,295 @@
+//! Everything console grading sets up before a program runs, in one type
+//! that `grade --submission`, `grade --program` and `grade --class` share.
+//!
+//! [`ConsoleGrader::new`] does the staff-side work once per run, in the
+//! order a staff member would want to hear about it: every scenario is
+//! planned (one its dialect cannot express, or whose reviewed snapshot the
+//! reference no longer matches, is a [`SetupError`] before anything runs),
+//! the scenarios pick the one dialect of the run, the overlay is checked to
+//! be a folder, and the preloaded shim is compiled. After that, the grader
+//! only builds uploads ([`ConsoleGrader::build`], whose failures are the
+//! student's) and grades scenarios on programs ([`ConsoleGrader::grade`]);
+//! it is `Sync`, so a class shares one grader, and so one shim, across its
+//! parallel members.
+
+use super::{ConsoleProgram, Dialect, Texts, build_shim, check_gradable, grade_scenario};
+use crate::runner::{Found, ScenarioResult};
+use crate::sandbox::{EngineCommand, Limits};
+use crate::scenario;
+use crate::snapshot::SnapshotStore;
+use crate::submission::{self, Build, BuildError, ConsoleBuild};
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How console programs are built and run (the command line's console flags).
+#[derive(Clone, Debug)]
+pub struct ConsoleOptions {
+    /// The dialects' texts (`--console-texts`, else the embedded defaults).
+    pub texts: Texts,
+    /// Each scenario's run.
+    pub limits: Limits,
+    /// The C++ compiler for uploads without a Makefile or CMakeLists.txt.
+    pub compiler: String,
+    /// A shell command that replaces the build (`--build`).
+    pub build_command: Option<String>,
+    /// Staff files copied over each upload before building (`--overlay`).
+    pub overlay: Option<PathBuf>,
+    /// The program the build makes, relative to the upload's root
+    /// (default: the dialect's `binary`, the course's `chess`).
+    pub binary: Option<String>,
+    /// How long one upload's build may take.
+    pub build_timeout: Duration,
+    /// The C compiler for the shim.
+    pub shim_cc: String,
+}
+
+impl ConsoleOptions {
+    /// The course's build (its Makefile, CMake, or `g++`), no overlay.
+    pub fn new(texts: Texts, limits: Limits) -> ConsoleOptions {
+        ConsoleOptions {
+            texts,
+            limits,
+            compiler: "g++".into(),
+            build_command: None,
+            overlay: None,
+            binary: None,
+            build_timeout: Duration::from_secs(120),
+            shim_cc: "gcc".into(),
+        }
+    }
+}
+
+/// A staff-side problem found before anything runs (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// Scenarios that cannot be graded on a console program, one message each.
+    NotGradable(Vec<String>),
+    /// The scenarios belong to both courses.
+    MixedDialects,
+    /// The overlay is not a folder.
+    Overlay(PathBuf),
+    /// The shim (or its temporary folder) could not be made.
+    Shim(String),
+}
+
+impl SetupError {
+    /// One line per problem, the last saying what it means for the run.
+    pub fn messages(&self) -> Vec<String> {
+        match self {
+            SetupError::NotGradable(problems) => {
+                let mut lines = problems.clone();
+                lines.push(format!(
+                    "{} scenario(s) cannot be graded on a console program; nothing was run",
+                    problems.len()
+                ));
+                lines
+            }
+            SetupError::MixedDialects => vec![
+                "the scenarios mix console dialects (jhu and cuhk): grade one course's program at a time"
+                    .into(),
+            ],
+            SetupError::Overlay(dir) => vec![format!("--overlay {} is not a folder", dir.display())],
+            SetupError::Shim(msg) => vec![msg.clone()],
+        }
+    }
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.messages().join("\n"))
+    }
+}
+
+/// A console run, set up: the checked scenarios' dialect, the options and
+/// the compiled shim (deleted with the grader).
+#[derive(Debug)]
+pub struct ConsoleGrader {
+    options: ConsoleOptions,
+    dialect: Dialect,
+    /// The environment that preloads the shim.
+    env: Vec<(String, OsString)>,
+    _shim_dir: tempfile::TempDir,
+}
+
+/// An upload built by a [`ConsoleGrader`]: the program to grade, and the
+/// build's temporary folder that holds it (deleted on drop).
+pub struct BuiltUpload {
+    pub program: ConsoleProgram,
+    _build: Build,
+}
+
+/// Whether any of `found` is written for a course with a console program
+/// (`@rules jhu` or `cuhk`): then its grading needs a console program. A
+/// scenario that does not load says nothing here (grading reports it).
+pub fn wants_console(found: &[Found]) -> bool {
+    found
+        .iter()
+        .any(|f| scenario::load(&f.path).is_ok_and(|s| Dialect::of(s.directives.rules).is_some()))
+}
+
+impl ConsoleGrader {
+    /// Checks every scenario of the run and builds the shim; any problem is
+    /// the staff's, reported whole before anything runs.
+    pub fn new(
+        found: &[Found],
+        store: &SnapshotStore,
+        options: ConsoleOptions,
+    ) -> Result<ConsoleGrader, SetupError> {
+        let mut problems = Vec::new();
+        let mut dialects = Vec::new();
+        for f in found {
+            match check_gradable(f, &options.texts, store) {
+                Ok(plan) if !dialects.contains(&plan.dialect) => dialects.push(plan.dialect),
+                Ok(_) => {}
+                Err(e) => problems.push(e),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(SetupError::NotGradable(problems));
+        }
+        let dialect = match dialects.as_slice() {
+            [d] => *d,
+            // No scenario (`--allow-empty`): nothing will be judged.
+            [] => Dialect::Jhu,
+            _ => return Err(SetupError::MixedDialects),
+        };
+        if let Some(dir) = &options.overlay
+            && !dir.is_dir()
+        {
+            return Err(SetupError::Overlay(dir.clone()));
+        }
+        let shim_dir = tempfile::Builder::new()
+            .prefix("chessgrade-console-")
+            .tempdir()
+            .map_err(|e| SetupError::Shim(format!("cannot make a temporary folder: {e}")))?;
+        let env = build_shim(shim_dir.path(), &options.shim_cc)
+            .map_err(|e| SetupError::Shim(e.to_string()))?;
+        Ok(ConsoleGrader {
+            options,
+            dialect,
+            env,
+            _shim_dir: shim_dir,
+        })
+    }
+
+    /// The course whose program this run grades.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    pub fn options(&self) -> &ConsoleOptions {
+        &self.options
+    }
+
+    /// Builds an upload the way its course does, after the overlay: a
+    /// compile error is the student's ([`BuildError::Compile`]); a tool
+    /// that cannot start is the staff's ([`BuildError::Io`]).
+    pub fn build(&self, upload: &Path) -> Result<BuiltUpload, BuildError> {
+        let texts = &self.options.texts;
+        let (binary, cxx_flags) = match self.dialect {
+            Dialect::Jhu => (&texts.jhu.binary, &texts.jhu.cxx_flags),
+            Dialect::Cuhk => (&texts.cuhk.binary, &texts.cuhk.cxx_flags),
+        };
+        let how = ConsoleBuild {
+            binary: self.options.binary.as_deref().unwrap_or(binary),
+            compiler: &self.options.compiler,
+            cxx_flags,
+            command: self.options.build_command.as_deref(),
+            overlay: self.options.overlay.as_deref(),
+            timeout: self.options.build_timeout,
+        };
+        let build = submission::build_console(upload, &how)?;
+        Ok(BuiltUpload {
+            program: self.program(build.command.program.clone()),
+            _build: build,
+        })
+    }
+
+    /// A built program, graded as is (`--program`), under the run's
+    /// limits and with the shim preloaded.
+    pub fn program(&self, program: PathBuf) -> ConsoleProgram {
+        ConsoleProgram {
+            command: EngineCommand {
+                program,
+                args: Vec::new(),
+            },
+            limits: self.options.limits.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    /// Grades one scenario on `program`: plan, run, judge.
+    pub fn grade(&self, found: &Found, program: &ConsoleProgram) -> ScenarioResult {
+        grade_scenario(found, program, &self.options.texts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(dir: &Path, name: &str, text: &str) -> Found {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        Found {
+            path,
+            rel: PathBuf::from(name),
+        }
+    }
+
+    fn options() -> ConsoleOptions {
+        ConsoleOptions::new(Texts::default(), Limits::default())
+    }
+
+    #[test]
+    fn setup_problems_are_all_reported_before_anything_is_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let lab3 = found(dir.path(), "lab3.txt", "@rules lab3\n1\n8 8\n~\n");
+        let err = ConsoleGrader::new(&[lab3.clone(), lab3], &store, options()).unwrap_err();
+        let lines = err.messages();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(lines[0].contains("not gradable by console"), "{lines:?}");
+        assert_eq!(
+            lines[2],
+            "2 scenario(s) cannot be graded on a console program; nothing was run"
+        );
+        let jhu = found(dir.path(), "jhu.txt", "@rules jhu\n1\n8 8\n~\n");
+        // The CUHK program only starts from the start position: a bundled one.
+        let cuhk = Found {
+            path: Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios/cuhk/console/invalid_inputs_then_a_pawn_capture_and_z0_z0.txt"),
+            rel: PathBuf::from("cuhk.txt"),
+        };
+        assert_eq!(
+            ConsoleGrader::new(&[jhu.clone(), cuhk], &store, options()).unwrap_err(),
+            SetupError::MixedDialects
+        );
+        let mut bad_overlay = options();
+        bad_overlay.overlay = Some(dir.path().join("missing"));
+        assert_eq!(
+            ConsoleGrader::new(std::slice::from_ref(&jhu), &store, bad_overlay).unwrap_err(),
+            SetupError::Overlay(dir.path().join("missing"))
+        );
+        let mut no_cc = options();
+        no_cc.shim_cc = "/nonexistent/cc".into();
+        let err = ConsoleGrader::new(&[jhu], &store, no_cc).unwrap_err();
+        assert!(
+            matches!(&err, SetupError::Shim(m) if m.contains("/nonexistent/cc")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_scenarios_say_whether_a_console_program_is_wanted() {
+        let dir = tempfile::tempdir().unwrap();
+        let lab3 = found(dir.path(), "lab3.txt", "@rules lab3\n1\n8 8\n~\n");
+        let broken = found(dir.path(), "broken.txt", "not a scenario");
+        let jhu = found(dir.path(), "jhu.txt", "@rules jhu\n1\n8 8\n~\n");
+        assert!(!wants_console(&[lab3.clone(), broken.clone()]));
+        assert!(wants_console(&[lab3, broken, jhu]));
+        assert!(!wants_console(&[]));
+    }
+}
