@@ -20,12 +20,15 @@ pub(super) fn judge(
     store: &SnapshotStore,
     mode: SnapshotMode,
 ) -> Verdict {
-    // The scenario parsed, so it was read; a file swapped since is not read again.
-    let source =
+    // The file's text, for quoting a step in a report: read again only
+    // when something is reported (the parsed scenario does not keep it).
+    let source = || {
         crate::scenario::read_regular_file(&found.path, crate::scenario::max_input_bytes())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+            .unwrap_or_default()
+    };
     if let Err(too_large) = crate::trace::check_size(scenario, crate::trace::max_trace_bytes()) {
+        let source = source();
         let text = source
             .lines()
             .nth(too_large.line as usize - 1)
@@ -65,6 +68,7 @@ pub(super) fn judge(
     // Asked only now: a failure's report shows it, and a fork server's
     // child need not be waited for when the scenario passed.
     let stderr = subject.stderr_excerpt();
+    let source = source();
     let failure_at = |line: Option<u32>, kind: FailureKind| {
         Verdict::Fail(Box::new(Failure {
             kind,
