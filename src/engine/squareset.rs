@@ -16,7 +16,7 @@
 //! costs one instruction per word, where the mailbox's cost follows the
 //! pieces and their rays, so the wider the set the less it gains: measured
 //! by `cargo bench --bench perft -- wide` against the mailbox in the same
-//! run, eight words still win (1.2-1.6x on full armies, 3x on sparse
+//! run, eight words still win (1.2-2.6x on full armies, 2.4-3.4x on sparse
 //! ones), but a trial `Words<16>` for up to 1,024 squares lost on full
 //! armies (0.64x on 20x20, 0.65x on 16x32, 0.87x on 32x32) and gained
 //! little on sparse 32x32 ones (1.35x), for 2.6 MB of tables per size
