@@ -15,8 +15,14 @@
 //!   its own, so a small script recurses with `legal_moves` and counts the
 //!   last ply). Either absent: one line says so and the bench goes on.
 //!
+//! - Boards over 128 squares (12x12 to 16x32): the set-based generator on
+//!   multi-word square sets against the mailbox generator, the same
+//!   positions and `perft` (the mailbox forced by `Position::mailbox_only`);
+//!   a 32x32 control line runs the mailbox on both sides.
+//!
 //! Each timing is the best of [`REPEATS`] runs, peers interleaved.
-//! `cargo bench --bench perft -- 8x8` (or `-- sizes`) runs one section.
+//! `cargo bench --bench perft -- 8x8` (or `-- sizes`, `-- wide`) runs one
+//! section.
 
 use chessgrade::engine::{Castling, MoveList, Position, RoleSet, RuleSet, START_FEN};
 use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
@@ -417,6 +423,9 @@ fn main() {
     if wanted("sizes") {
         other_sizes();
     }
+    if wanted("wide") {
+        wide_boards();
+    }
 }
 
 fn eight_by_eight_suite() {
@@ -445,4 +454,107 @@ fn eight_by_eight_suite() {
         4,
         2_103_487,
     );
+}
+
+/// A board over 128 squares, where the multi-word square sets race the
+/// mailbox generator.
+struct WideCase {
+    name: &'static str,
+    rules: fn() -> RuleSet,
+    fen: &'static str,
+    depth: u32,
+    /// The leaf count of `../shared/perft/non8x8.epd`, where it has one.
+    published: Option<u64>,
+}
+
+/// Standard moves without castling (as the non-8x8 suite plays them).
+fn no_castling() -> RuleSet {
+    RuleSet {
+        castling: Castling::None,
+        ..RuleSet::standard()
+    }
+}
+
+/// Four-word sets (129 to 256 squares), eight-word sets (257 to 512), and
+/// a control past 512 squares, where both sides are the mailbox: its ratio
+/// shows how far the machine's noise moves a ratio of equals.
+const WIDE_BOARDS: [WideCase; 7] = [
+    WideCase {
+        name: "12x12 armies",
+        rules: no_castling,
+        fen: "rnbqkbnrnbqr/pppppppppppp/12/12/12/12/12/12/12/12/PPPPPPPPPPPP/RNBQKBNRNBQR w - - 0 1",
+        depth: 4,
+        published: Some(1_036_275),
+    },
+    WideCase {
+        name: "16x16 armies",
+        rules: no_castling,
+        fen: "rnbqkbnrnbqrnbqr/pppppppppppppppp/16/16/16/16/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/RNBQKBNRNBQRNBQR w - - 0 1",
+        depth: 4,
+        published: None,
+    },
+    WideCase {
+        name: "16x16 sparse lab3",
+        rules: RuleSet::lab3,
+        fen: "r2b3k4b2r/p1p1p1p1p1p1p1p1/16/16/16/16/16/16/16/16/16/16/16/16/1P1P1P1P1P1P1P1P/R2B3K4B2R w - - 0 1",
+        depth: 4,
+        published: None,
+    },
+    WideCase {
+        name: "20x20 armies",
+        rules: no_castling,
+        fen: "rnbqkbnrnbqrnbqrnbqr/pppppppppppppppppppp/20/20/20/20/20/20/20/20/20/20/20/20/20/20/20/20/PPPPPPPPPPPPPPPPPPPP/RNBQKBNRNBQRNBQRNBQR w - - 0 1",
+        depth: 3,
+        published: None,
+    },
+    WideCase {
+        name: "22x22 sparse lab3",
+        rules: RuleSet::lab3,
+        fen: "r2b3k4b2r1n1b1q/1p1p1p1p1p1p1p1p1p1p1p/22/22/22/22/22/22/22/22/22/22/22/22/22/22/22/22/22/22/1P1P1P1P1P1P1P1P1P1P1P/R2B3K4B2R1N1B1Q w - - 0 1",
+        depth: 3,
+        published: None,
+    },
+    WideCase {
+        name: "16x32 armies",
+        rules: no_castling,
+        fen: "rnbqkbnrnbqrnbqrrnbqbnrnbqrnbqbr/pppppppppppppppppppppppppppppppp/32/32/32/32/32/32/32/32/32/32/32/32/PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP/RNBQKBNRNBQRNBQRRNBQBNRNBQRNBQBR w - - 0 1",
+        depth: 3,
+        published: None,
+    },
+    WideCase {
+        name: "32x32 control",
+        rules: no_castling,
+        fen: "rnbqkbnrnbqrnbqrrnbqbnrnbqrnbqbr/pppppppppppppppppppppppppppppppp/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/32/PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP/RNBQKBNRNBQRNBQRRNBQBNRNBQRNBQBR w - - 0 1",
+        depth: 3,
+        published: None,
+    },
+];
+
+/// Boards over 128 squares: perft by the set-based generator on multi-word
+/// sets against the same perft forced onto the mailbox generator
+/// (`Position::mailbox_only`), same play/undo, same run. Both must count
+/// the same leaves (and the published count, where there is one).
+fn wide_boards() {
+    for case in &WIDE_BOARDS {
+        let pos = Position::from_fen((case.rules)(), case.fen).expect("bench FENs parse");
+        let mailbox = pos.mailbox_only();
+        let depth = case.depth;
+        let [(n, t), (peer_n, peer_t)] = best_of([&|| pos.perft(depth), &|| mailbox.perft(depth)]);
+        assert_eq!(
+            n, peer_n,
+            "{}: perft({depth}) by sets and by mailbox",
+            case.name
+        );
+        if let Some(published) = case.published {
+            assert_eq!(n, published, "{}: perft({depth})", case.name);
+        }
+        println!(
+            "{:<18} {:>4} squares depth {depth} {n:>9} leaves  square sets {:>6.1} M/s  mailbox {:>6.1} M/s  ratio {:>5.2}x",
+            case.name,
+            pos.dims().len(),
+            mps(n, t),
+            mps(n, peer_t),
+            peer_t / t,
+        );
+    }
 }

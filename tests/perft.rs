@@ -15,7 +15,7 @@
 //! repository: where they are absent the tests say so and pass, except under
 //! CI (`CI` set). `CHESSGRADE_PERFT_SUITES` points them elsewhere.
 
-use chessgrade::engine::{Castling, Position, RoleSet, RuleSet};
+use chessgrade::engine::{Castling, MoveKind, Position, RoleSet, RuleSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -256,6 +256,61 @@ fn published_counts_up_to_depth_4() {
 #[ignore = "every published depth: billions of leaves, minutes of work"]
 fn published_counts_at_every_depth() {
     check(|case| case.counts.clone());
+}
+
+/// Boards of 129 to 512 squares take the multi-word square sets, where no
+/// suite publishes counts but `non8x8.epd`'s 12x12: on positions with
+/// castling, en passant, promotions and Lab 3's non-moving Mystery pieces,
+/// the set-based generator must count what the mailbox generator (forced by
+/// `Position::mailbox_only`) counts, at every depth up to 3.
+#[test]
+fn wide_boards_count_what_the_mailbox_counts() {
+    // (name, rules, the special move at the root, FEN)
+    type WideCase = (&'static str, RuleSet, fn(MoveKind) -> bool, &'static str);
+    let cases: [WideCase; 4] = [
+        (
+            "16x16 castling",
+            RuleSet::standard(),
+            |k| matches!(k, MoveKind::Castle { .. }),
+            "r2n3k2b4r/pppp2q5pppp/16/16/16/4b5N5/16/16/16/16/5n4B5/16/16/16/PPPP4Q3PPPP/R3B2K7R w KQkq - 0 1",
+        ),
+        (
+            "16x16 en passant",
+            RuleSet::standard(),
+            |k| matches!(k, MoveKind::EnPassant { .. }),
+            "7k8/pppp4pppp4/16/16/16/16/10q5/16/16/16/16/16/5Pp9/16/PPPPP6PPPPP/3R3K4R3 b - f3 0 1",
+        ),
+        (
+            "20x20 promotions",
+            RuleSet::standard(),
+            |k| matches!(k, MoveKind::Promotion(_)),
+            "3r6k5n3/1P3P7P6/20/20/20/20/20/20/20/9b10/20/2Q17/20/20/20/20/20/20/4p8p3p2/2N7K4R4 w - - 0 1",
+        ),
+        (
+            "22x23 lab3 with Mystery pieces",
+            RuleSet::lab3(),
+            |k| k == MoveKind::DoubleStep,
+            "r3m2k3b4q5r/p1p1p1p1p1p1p1p1p1p1p1p/23/23/23/23/23/23/23/23/5n7N9/23/23/23/23/23/23/23/23/23/1P1P1P1P1P1P1P1P1P1P1P1/R3M2K3B4Q5R w - - 0 1",
+        ),
+    ];
+    for (name, rules, special, fen) in cases {
+        let pos = Position::from_fen(rules, fen).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mailbox = pos.mailbox_only();
+        for depth in 1..=3 {
+            let n = pos.perft(depth);
+            assert_eq!(n, mailbox.perft(depth), "{name}: perft({depth})");
+            assert!(
+                n > 10u64.pow(depth),
+                "{name}: perft({depth}) = {n}, a busy position"
+            );
+        }
+        assert_eq!(pos.divide(2), mailbox.divide(2), "{name}: divide(2)");
+        // The move each position is there for is at its root.
+        let moves = pos.legal_moves();
+        assert!(moves.iter().any(|m| special(m.kind)), "{name}: {moves:?}");
+        assert_eq!(moves, mailbox.legal_moves(), "{name}");
+        assert_eq!(pos.valid_moves(), mailbox.valid_moves(), "{name}");
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Legal move generation on square sets: the fast path of `movegen` for
-//! boards of at most 128 squares.
+//! boards of at most 512 squares (one word, two, four or eight: see
+//! [`super::squareset`]).
 //!
 //! It decides exactly what the mailbox generator decides (a move is legal
 //! when, once made, no own king is attacked), the way bitboard engines do:
@@ -23,7 +24,7 @@ use super::geometry::Geometry;
 use super::movegen::{Context, Move, MoveKind, castling_rook_col};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
-use super::squareset::SquareSet;
+use super::squareset::{Set256, Set512, SquareSet};
 use crate::domain::{Color, Role, Square};
 
 /// Where generated moves go.
@@ -123,12 +124,14 @@ impl<S: SquareSet> Sink<S> for Count {
 /// what this generator models (see the module doc).
 pub(super) fn generate<K>(board: &Board, ctx: Context, colors: &[Color], sink: &mut K) -> bool
 where
-    K: Sink<u64> + Sink<u128>,
+    K: Sink<u64> + Sink<u128> + Sink<Set256> + Sink<Set512>,
 {
     match board.sets() {
         SetIndex::Mailbox => false,
-        SetIndex::Word(sets) => generate_on(board, sets, ctx, colors, sink),
-        SetIndex::Wide(sets) => generate_on(board, sets, ctx, colors, sink),
+        SetIndex::U64(sets) => generate_on(board, sets, ctx, colors, sink),
+        SetIndex::U128(sets) => generate_on(board, sets, ctx, colors, sink),
+        SetIndex::Words256(sets) => generate_on(board, sets, ctx, colors, sink),
+        SetIndex::Words512(sets) => generate_on(board, sets, ctx, colors, sink),
     }
 }
 
@@ -446,10 +449,13 @@ impl<'a, S: SquareSet> Side<'a, S> {
 #[cfg(test)]
 mod tests {
     //! The set path must list exactly the mailbox path's moves, in the same
-    //! sorted order, on random positions of every rule set and many sizes.
+    //! sorted order, on random positions of every rule set and many sizes:
+    //! one-word and two-word boards up to 12x12, multi-word ones from 129
+    //! to 512 squares (attack tests and perft too).
 
     use super::super::movegen::{Scope, count_legal_moves, fast_legal_moves, mailbox_legal_moves};
     use super::super::{CastleSide, CastlingRights, MoveKind, MysteryShape, Position, RuleSet};
+    use super::{SetIndex, Sets, Side, SquareSet};
     use crate::domain::{Color, Dims, Piece, Role, Square};
 
     /// xorshift64*: reproducible without a dependency.
@@ -469,7 +475,13 @@ mod tests {
             0 => (8, 8),
             _ => (1 + rng.below(12) as i64, 1 + rng.below(12) as i64),
         };
-        let dims = Dims::new(rows, cols).unwrap();
+        random_position_on(rng, rules, Dims::new(rows, cols).unwrap())
+    }
+
+    /// A random position of `dims`: pieces of every role at a random
+    /// density, sometimes a castling setup, sometimes an en-passant square.
+    fn random_position_on(rng: &mut Rng, rules: RuleSet, dims: Dims) -> Position {
+        let (rows, cols) = (dims.rows() as i64, dims.cols() as i64);
         let mut pos = Position::new(rules, dims);
         let density = 1 + rng.below(5);
         for sq in dims.squares() {
@@ -640,16 +652,254 @@ mod tests {
         assert!(kinds.iter().all(|&n| n > 20), "{kinds:?}");
     }
 
+    /// Every rule set, with Mystery pieces that do not move and (Lab 3 and
+    /// JHU) with ones that do.
+    fn every_rule_set() -> [RuleSet; 6] {
+        let camel = MysteryShape::new(false, &[(1, 3)], 3).unwrap();
+        let rider = MysteryShape::new(true, &[(1, 1), (0, 1)], 5).unwrap();
+        [
+            RuleSet::lab3(),
+            RuleSet::standard(),
+            RuleSet::cuhk(),
+            RuleSet::jhu(),
+            RuleSet {
+                mystery: Some(camel),
+                ..RuleSet::jhu()
+            },
+            RuleSet {
+                mystery: Some(rider),
+                ..RuleSet::lab3()
+            },
+        ]
+    }
+
+    /// A board of 129 to 512 squares: the multi-word sets. From a fixed
+    /// menu, since the tables of these sizes are kept and their total is
+    /// bounded (`WIDE_TABLE_BUDGET`): a test process must not run out.
+    fn wide_dims(rng: &mut Rng) -> Dims {
+        const SIZES: [(i64, i64); 14] = [
+            (16, 16),
+            (12, 11),
+            (13, 15),
+            (11, 23),
+            // Long thin boards: lines across every word, or within one.
+            (1, 256),
+            (200, 1),
+            (3, 60),
+            (17, 17),
+            (20, 20),
+            (22, 23),
+            (16, 32),
+            (2, 256),
+            (150, 3),
+            (5, 100),
+        ];
+        let (rows, cols) = SIZES[rng.below(SIZES.len() as u64) as usize];
+        Dims::new(rows, cols).unwrap()
+    }
+
+    /// A random position of `dims` where, three times in four, each side
+    /// keeps one king at most (the others become rooks; the one kept is on
+    /// the home row if one is, for castling): on big boards the random
+    /// placement gives several, which the set path declines. Half the time
+    /// the board is thinned out (but kings and corners), so that lines run
+    /// long and castling paths are clear.
+    fn random_wide_position(rng: &mut Rng, rules: RuleSet, dims: Dims) -> Position {
+        let mut pos = random_position_on(rng, rules, dims);
+        if rng.below(4) != 0 {
+            for color in [Color::Black, Color::White] {
+                let kings = pos.board().kings(color);
+                let home = super::super::home_row(color, dims);
+                let keep = kings
+                    .iter()
+                    .find(|k| k.row == home)
+                    .or(kings.first())
+                    .copied();
+                for &sq in kings.iter().filter(|&&k| Some(k) != keep) {
+                    pos.place(sq, Piece::new(color, Role::Rook));
+                }
+            }
+        }
+        if rng.below(2) == 0 {
+            let pieces: Vec<_> = pos.board().pieces().collect();
+            let corner = |sq: Square| {
+                [0, dims.rows() - 1].contains(&sq.row) && [0, dims.cols() - 1].contains(&sq.col)
+            };
+            for (sq, piece) in pieces {
+                let kept = piece.role == Role::King || corner(sq);
+                if !kept && rng.below(4) != 0 {
+                    pos.board_mut_for_tests().set(sq, None);
+                }
+            }
+        }
+        pos
+    }
+
+    /// Square by square, the set generator's attack test (which judges its
+    /// king safety) against the mailbox's `is_attacked` (which answers
+    /// Lab 3's isPieceUnderThreat), for both colours; `false` where the
+    /// set path does not model the attackers (moving Mystery pieces).
+    fn attacks_agree(pos: &Position, what: &str) -> bool {
+        fn on<S: SquareSet>(pos: &Position, sets: &Sets<S>, what: &str) {
+            let dims = pos.dims();
+            for color in [Color::Black, Color::White] {
+                let side = Side::new(sets, pos.context(), color);
+                for i in 0..dims.len() {
+                    let sq = dims.square_of_index(i);
+                    let mailbox =
+                        super::super::attacks::is_attacked(pos.board(), sq, color.opponent());
+                    assert_eq!(
+                        side.attackers(i).any(),
+                        mailbox,
+                        "{what}: attackers of {sq:?} by {:?}\n{}",
+                        color.opponent(),
+                        pos.board_text()
+                    );
+                    assert_eq!(
+                        side.attacked(i, side.occupied, side.them),
+                        mailbox,
+                        "{what}: {sq:?}"
+                    );
+                }
+            }
+        }
+        let board = pos.board();
+        if board.mystery().is_some()
+            && board
+                .cells()
+                .iter()
+                .flatten()
+                .any(|p| p.role == Role::Mystery)
+        {
+            return false;
+        }
+        match board.sets() {
+            SetIndex::Words256(sets) => on(pos, sets, what),
+            SetIndex::Words512(sets) => on(pos, sets, what),
+            other => panic!("{what}: not a multi-word board: {other:?}"),
+        }
+        true
+    }
+
     #[test]
-    fn boards_past_128_squares_keep_the_mailbox() {
-        let pos = Position::new(RuleSet::standard(), Dims::new(12, 11).unwrap());
-        let mut out = Vec::new();
-        assert!(!fast_legal_moves(
+    fn wide_boards_list_what_the_mailbox_lists() {
+        let rules = every_rule_set();
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let (mut fast_positions, mut attack_checks, mut positions) = (0, 0, 0);
+        let mut kinds = [0; 4];
+        for game in 0..480 {
+            // `standard` every other game: the only rules that castle on
+            // any board and take en passant.
+            let rules = match game % 2 {
+                0 => RuleSet::standard(),
+                _ => rules[game / 2 % rules.len()],
+            };
+            let dims = wide_dims(&mut rng);
+            let mut pos = random_wide_position(&mut rng, rules, dims);
+            for ply in 0..8 {
+                let what = format!("game {game} ({:?}, {dims:?}) ply {ply}", rules.id);
+                check(&pos, &what);
+                attack_checks += attacks_agree(&pos, &what) as u32;
+                positions += 1;
+                let mut moves = Vec::new();
+                if fast_legal_moves(
+                    pos.board(),
+                    pos.context(),
+                    &[pos.turn()],
+                    Scope::All,
+                    &mut moves,
+                ) {
+                    fast_positions += 1;
+                    for mv in moves {
+                        match mv.kind {
+                            MoveKind::Castle { .. } => kinds[0] += 1,
+                            MoveKind::EnPassant { .. } => kinds[1] += 1,
+                            MoveKind::Promotion(_) => kinds[2] += 1,
+                            MoveKind::DoubleStep => kinds[3] += 1,
+                            MoveKind::Normal => {}
+                        }
+                    }
+                }
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos.play(moves[rng.below(moves.len() as u64) as usize]);
+            }
+        }
+        // Most positions must have gone through the set path at all, with
+        // every special move seen.
+        assert!(
+            fast_positions * 2 > positions,
+            "{fast_positions} of {positions}"
+        );
+        assert!(
+            attack_checks * 2 > positions,
+            "{attack_checks} of {positions}"
+        );
+        assert!(kinds.iter().all(|&n| n > 10), "{kinds:?}");
+    }
+
+    /// Perft 2 (and 3 on sparser boards) by the set path, bulk counting
+    /// included, against the same perft forced onto the mailbox.
+    #[test]
+    fn wide_boards_perft_as_the_mailbox_does() {
+        let rules = every_rule_set();
+        let mut rng = Rng(0x2f6b_7a3c_91d4_e805);
+        let mut fast = 0;
+        for game in 0..60 {
+            let rules = rules[game % rules.len()];
+            let dims = wide_dims(&mut rng);
+            let pos = random_wide_position(&mut rng, rules, dims);
+            let depth = if pos.board().pieces().count() < 40 {
+                3
+            } else {
+                2
+            };
+            let mailbox = pos.mailbox_only();
+            assert!(matches!(mailbox.board().sets(), SetIndex::Mailbox));
+            let what = format!(
+                "game {game} ({:?}, {dims:?})\n{}",
+                rules.id,
+                pos.board_text()
+            );
+            assert_eq!(
+                pos.perft(depth),
+                mailbox.perft(depth),
+                "{what}: perft({depth})"
+            );
+            let mut out = Vec::new();
+            fast += fast_legal_moves(
+                pos.board(),
+                pos.context(),
+                &[pos.turn()],
+                Scope::All,
+                &mut out,
+            ) as u32;
+        }
+        assert!(fast > 20, "{fast} of 60 positions on the set path");
+    }
+
+    #[test]
+    fn boards_past_512_squares_keep_the_mailbox() {
+        for (rows, cols) in [(23, 23), (3, 171), (256, 256)] {
+            let pos = Position::new(RuleSet::standard(), Dims::new(rows, cols).unwrap());
+            let mut out = Vec::new();
+            assert!(!fast_legal_moves(
+                pos.board(),
+                pos.context(),
+                &[Color::White],
+                Scope::All,
+                &mut out
+            ));
+        }
+        let pos = Position::new(RuleSet::standard(), Dims::new(22, 23).unwrap());
+        assert!(fast_legal_moves(
             pos.board(),
             pos.context(),
             &[Color::White],
             Scope::All,
-            &mut out
+            &mut Vec::new()
         ));
     }
 }

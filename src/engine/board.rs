@@ -1,14 +1,16 @@
 //! The board: which piece stands on which square.
 //!
 //! The mailbox (one cell per square) answers "what stands here" for every
-//! size and is what the rules read. Boards of at most 128 squares also keep
+//! size and is what the rules read. Boards of at most 512 squares also keep
 //! an index of square sets (by colour, by role), updated by the same
 //! [`Board::set`], so that the set-based move generator never has to sweep
 //! the mailbox; the two can never disagree because nothing else writes.
+//! The multi-word index is boxed so that every board (8x8 included) stays
+//! as small to copy as with one-word sets.
 
 use super::geometry::Geometry;
 use super::rules::MysteryShape;
-use super::squareset::SquareSet;
+use super::squareset::{Set256, Set512, SquareSet};
 use crate::domain::{Color, Dims, Piece, Role, Square};
 use std::fmt;
 
@@ -42,13 +44,21 @@ impl Clone for Board {
     }
 }
 
-/// The board's pieces as square sets, in the widest word the board fits.
+/// The board's pieces as square sets, in the narrowest set type the board
+/// fits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum SetIndex {
-    /// More than 128 squares: the mailbox alone.
+    /// More than 512 squares (or no tables left for the size, see
+    /// [`SquareSet::geometry`]): the mailbox alone.
     Mailbox,
-    Word(Sets<u64>),
-    Wide(Sets<u128>),
+    /// At most 64 squares.
+    U64(Sets<u64>),
+    /// 65 to 128 squares.
+    U128(Sets<u128>),
+    /// 129 to 256 squares.
+    Words256(Box<Sets<Set256>>),
+    /// 257 to 512 squares.
+    Words512(Box<Sets<Set512>>),
 }
 
 /// Where the pieces stand, by colour and by role, with the tables of the
@@ -63,12 +73,13 @@ pub(super) struct Sets<S: 'static> {
 }
 
 impl<S: SquareSet> Sets<S> {
-    fn new(dims: Dims) -> Sets<S> {
-        Sets {
-            geo: S::geometry(dims),
+    /// Empty sets for a board of `dims`; `None` where the size gets no tables.
+    fn new(dims: Dims) -> Option<Sets<S>> {
+        Some(Sets {
+            geo: S::geometry(dims)?,
             color: [S::EMPTY; 2],
             role: [S::EMPTY; 7],
-        }
+        })
     }
 
     /// Square `i` changes from `old` to `new`.
@@ -99,13 +110,19 @@ impl<S: SquareSet> Sets<S> {
 
 impl Board {
     pub fn empty(dims: Dims) -> Board {
-        let sets = if dims.len() <= u64::CAPACITY {
-            SetIndex::Word(Sets::new(dims))
-        } else if dims.len() <= u128::CAPACITY {
-            SetIndex::Wide(Sets::new(dims))
+        let n = dims.len();
+        let sets = if n <= u64::CAPACITY {
+            Sets::new(dims).map(SetIndex::U64)
+        } else if n <= u128::CAPACITY {
+            Sets::new(dims).map(SetIndex::U128)
+        } else if n <= Set256::CAPACITY {
+            Sets::new(dims).map(|sets| SetIndex::Words256(Box::new(sets)))
+        } else if n <= Set512::CAPACITY {
+            Sets::new(dims).map(|sets| SetIndex::Words512(Box::new(sets)))
         } else {
-            SetIndex::Mailbox
+            None
         };
+        let sets = sets.unwrap_or(SetIndex::Mailbox);
         Board {
             dims,
             squares: vec![None; dims.len()],
@@ -117,6 +134,13 @@ impl Board {
     /// The set index, for the set-based generator.
     pub(super) fn sets(&self) -> &SetIndex {
         &self.sets
+    }
+
+    /// Drops the set index: from now on every generation on this board
+    /// (and its clones) takes the mailbox path. For measuring and checking
+    /// one generator against the other.
+    pub(super) fn drop_set_index(&mut self) {
+        self.sets = SetIndex::Mailbox;
     }
 
     /// An empty board whose Mystery pieces (if any) move as `mystery` says.
@@ -163,8 +187,10 @@ impl Board {
         let old = std::mem::replace(&mut self.squares[i], piece);
         match &mut self.sets {
             SetIndex::Mailbox => {}
-            SetIndex::Word(sets) => sets.replace(i, old, piece),
-            SetIndex::Wide(sets) => sets.replace(i, old, piece),
+            SetIndex::U64(sets) => sets.replace(i, old, piece),
+            SetIndex::U128(sets) => sets.replace(i, old, piece),
+            SetIndex::Words256(sets) => sets.replace(i, old, piece),
+            SetIndex::Words512(sets) => sets.replace(i, old, piece),
         }
         old
     }
@@ -239,6 +265,81 @@ mod tests {
         assert_eq!(b.text().as_str(), ".r./..K");
         assert_eq!(b.kings(Color::White), vec![dims.square_at(1, 2).unwrap()]);
         assert!(b.kings(Color::Black).is_empty());
+    }
+
+    /// The narrowest set type the board fits; the mailbox past 512 squares.
+    #[test]
+    fn the_set_index_fits_the_board() {
+        let index = |rows, cols| {
+            let b = Board::empty(Dims::new(rows, cols).unwrap());
+            match b.sets() {
+                SetIndex::Mailbox => "mailbox",
+                SetIndex::U64(_) => "u64",
+                SetIndex::U128(_) => "u128",
+                SetIndex::Words256(_) => "words256",
+                SetIndex::Words512(_) => "words512",
+            }
+        };
+        assert_eq!(index(8, 8), "u64");
+        assert_eq!(index(1, 64), "u64");
+        assert_eq!(index(13, 5), "u128");
+        assert_eq!(index(12, 10), "u128");
+        assert_eq!(index(12, 11), "words256");
+        assert_eq!(index(16, 16), "words256");
+        assert_eq!(index(256, 1), "words256");
+        assert_eq!(index(1, 256), "words256");
+        assert_eq!(index(17, 17), "words512");
+        assert_eq!(index(16, 32), "words512");
+        assert_eq!(index(2, 256), "words512");
+        assert_eq!(index(3, 171), "mailbox");
+        assert_eq!(index(23, 23), "mailbox");
+        assert_eq!(index(256, 256), "mailbox");
+    }
+
+    /// After any sequence of [`Board::set`], each colour's and role's set
+    /// holds exactly the squares the mailbox says, on multi-word boards.
+    #[test]
+    fn wide_sets_follow_the_mailbox() {
+        fn check<S: SquareSet>(b: &Board, sets: &Sets<S>) {
+            for (i, cell) in b.cells().iter().enumerate() {
+                for color in [Color::Black, Color::White] {
+                    let has = cell.is_some_and(|p| p.color == color);
+                    assert_eq!(sets.color[color as usize].has(i), has, "square {i}");
+                }
+                for role in Role::ALL {
+                    let has = cell.is_some_and(|p| p.role == role);
+                    assert_eq!(sets.role[role as usize].has(i), has, "square {i}");
+                }
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for (rows, cols) in [(16, 16), (12, 11), (22, 23), (1, 256)] {
+            let dims = Dims::new(rows, cols).unwrap();
+            let mut b = Board::empty(dims);
+            for _ in 0..3000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let sq = dims.square_of_index((seed % dims.len() as u64) as usize);
+                let piece = match (seed >> 20) % 3 {
+                    0 => None,
+                    _ => Some(Piece::new(
+                        [Color::Black, Color::White][(seed >> 30) as usize % 2],
+                        Role::ALL[(seed >> 40) as usize % Role::ALL.len()],
+                    )),
+                };
+                b.set(sq, piece);
+            }
+            assert!(
+                b.pieces().count() > dims.len() / 4,
+                "{dims:?}: a busy board"
+            );
+            match b.sets() {
+                SetIndex::Words256(sets) => check(&b, sets),
+                SetIndex::Words512(sets) => check(&b, sets),
+                other => panic!("{dims:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -133,6 +133,16 @@ impl<S: SquareSet> Geometry<S> {
         }
     }
 
+    /// What the tables of `dims` take on the heap: per square, its
+    /// coordinates, eight sets (knight, king, two pawn attacks, two pawn
+    /// pushes, rook and bishop rays) and the four lines. What the budget of
+    /// multi-word sizes counts (see [`SquareSet::geometry`]).
+    pub(super) fn bytes(dims: Dims) -> usize {
+        use std::mem::size_of;
+        let per_square = size_of::<Square>() + 8 * size_of::<S>() + size_of::<[Line<S>; 4]>();
+        dims.len() * per_square
+    }
+
     pub(super) fn dims(&self) -> Dims {
         self.dims
     }
@@ -261,6 +271,7 @@ impl<S> fmt::Debug for Geometry<S> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::squareset::{Set256, Set512, Words};
     use super::*;
 
     fn set(dims: Dims, squares: &[(i64, i64)]) -> u64 {
@@ -297,6 +308,96 @@ mod tests {
         assert_eq!(g.between(at(0, 0), at(3, 3)), set(dims, &[(1, 1), (2, 2)]));
         assert_eq!(g.between(at(0, 0), at(1, 2)), 0);
         assert_eq!(g.through(at(4, 0), at(3, 1)), g.bishop(at(4, 0), 0));
+    }
+
+    /// A four-word set of a board that also fits a `u128`, as a `u128`.
+    fn narrow(s: Set256) -> u128 {
+        assert_eq!(s.0[2..], [0, 0], "no square past 128");
+        s.0[0] as u128 | (s.0[1] as u128) << 64
+    }
+
+    /// The multi-word tables hold what the `u128` ones hold, on boards that
+    /// fit both (the one-word tables are held to the move rules by the
+    /// generator tests), and the line attacks and pawn shifts computed on
+    /// them agree on random occupancies.
+    #[test]
+    fn four_word_tables_match_the_u128_ones() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (rows, cols) in [(11, 11), (12, 10), (1, 128), (128, 1), (9, 14), (3, 5)] {
+            let dims = Dims::new(rows, cols).unwrap();
+            let (w, n) = (Geometry::<Set256>::new(dims), Geometry::<u128>::new(dims));
+            assert_eq!(narrow(w.all), n.all);
+            assert_eq!(narrow(w.not_first_col), n.not_first_col);
+            assert_eq!(narrow(w.not_last_col), n.not_last_col);
+            for c in [Color::Black, Color::White] {
+                assert_eq!(narrow(w.start_row[c as usize]), n.start_row[c as usize]);
+                assert_eq!(narrow(w.last_row[c as usize]), n.last_row[c as usize]);
+            }
+            for _ in 0..50 {
+                let bits = (random() as u128) << 64 | random() as u128;
+                let occ_n = bits & (random() as u128 | (random() as u128) << 64) & n.all;
+                let occ_w = Words([occ_n as u64, (occ_n >> 64) as u64, 0, 0]);
+                for i in 0..dims.len() {
+                    assert_eq!(narrow(w.knight(i)), n.knight(i));
+                    assert_eq!(narrow(w.king(i)), n.king(i));
+                    assert_eq!(narrow(w.rook_rays(i)), n.rook_rays(i));
+                    assert_eq!(narrow(w.bishop_rays(i)), n.bishop_rays(i));
+                    assert_eq!(narrow(w.rook(i, occ_w)), n.rook(i, occ_n), "{dims:?} {i}");
+                    assert_eq!(
+                        narrow(w.bishop(i, occ_w)),
+                        n.bishop(i, occ_n),
+                        "{dims:?} {i}"
+                    );
+                    for c in [Color::Black, Color::White] {
+                        assert_eq!(narrow(w.pawn_attacks(c, i)), n.pawn_attacks(c, i));
+                        assert_eq!(narrow(w.pawn_push(c, i)), n.pawn_push(c, i));
+                    }
+                }
+                for c in [Color::Black, Color::White] {
+                    for dc in [-1, 0, 1] {
+                        assert_eq!(narrow(w.forward(c, occ_w, dc)), n.forward(c, occ_n, dc));
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Geometry::bytes`] (what the budget counts) is what the tables hold.
+    #[test]
+    fn bytes_counts_every_table() {
+        fn held<S>(g: &Geometry<S>) -> usize {
+            use std::mem::size_of_val;
+            let sets = [&g.knight, &g.king, &g.rook_rays, &g.bishop_rays]
+                .into_iter()
+                .chain(&g.pawn_attacks)
+                .chain(&g.pawn_push);
+            size_of_val(&g.squares[..])
+                + size_of_val(&g.lines[..])
+                + sets.map(|v| size_of_val(&v[..])).sum::<usize>()
+        }
+        let dims = |rows, cols| Dims::new(rows, cols).unwrap();
+        let eight = dims(8, 8);
+        assert_eq!(
+            held(&Geometry::<u64>::new(eight)),
+            Geometry::<u64>::bytes(eight)
+        );
+        let sixteen = dims(16, 16);
+        let tables = Geometry::<Set256>::new(sixteen);
+        assert_eq!(held(&tables), Geometry::<Set256>::bytes(sixteen));
+        // The figure the budget's doc quotes for 16x16.
+        assert_eq!(Geometry::<Set256>::bytes(sixteen), 164_864);
+        for d in [dims(22, 23), dims(1, 1)] {
+            assert_eq!(
+                held(&Geometry::<Set512>::new(d)),
+                Geometry::<Set512>::bytes(d)
+            );
+        }
     }
 
     #[test]

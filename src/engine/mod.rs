@@ -4,11 +4,11 @@
 //! apply, which special moves exist), not a separate implementation. The
 //! layers are:
 //!
-//! - [`Board`]: the mailbox of squares, plus (boards of at most 128
+//! - [`Board`]: the mailbox of squares, plus (boards of at most 512
 //!   squares) the same pieces as square sets by colour and role;
-//! - `squareset` / `geometry`: square sets in one machine word (`u64`, or
-//!   `u128` past 64 squares) and the attack tables of each board size,
-//!   built on first use of the size;
+//! - `squareset` / `geometry`: square sets as bits (`u64`, `u128` past 64
+//!   squares, four or eight `u64` words past 128 and 256) and the attack
+//!   tables of each board size, built on first use of the size;
 //! - `attacks`: "is this square attacked by that colour" by reverse ray scans,
 //!   so one query costs a few rays, not a sweep over every enemy piece;
 //! - `movegen`: legal moves. Whole-board generation goes to `bitmoves`, the

@@ -215,7 +215,7 @@ pub(super) fn legal_moves(
 
 /// [`legal_moves`] by the set-based generator ([`bitmoves`]), which needs
 /// no scratch board; `false`, with nothing appended, where it declines
-/// (boards over 128 squares, a side with several kings, moving Mystery
+/// (boards over 512 squares, a side with several kings, moving Mystery
 /// pieces, a single piece's moves). Sorting by (from, to) is stable, so
 /// promotions stay in the rules' order and a castling after the king's
 /// plain move to the same square, as the mailbox path lists them.

@@ -3,7 +3,7 @@
 //! per node: [`super::Position::legal_moves_into`] clears and refills it.
 //!
 //! It also keeps the scratch board the mailbox generator plays moves on
-//! (boards over 128 squares, several kings, Mystery pieces), refilled in
+//! (boards over 512 squares, several kings, Mystery pieces), refilled in
 //! place, so that path does not allocate per call either.
 
 use super::board::Board;

@@ -238,6 +238,17 @@ impl Position {
         &mut self.board
     }
 
+    /// This position without its board's square sets, so that every move
+    /// generation on it (and on its clones) takes the mailbox path: the peer
+    /// the set-based generator is benched and tested against. Same answers,
+    /// only slower; not meant for anything else.
+    #[doc(hidden)]
+    pub fn mailbox_only(&self) -> Position {
+        let mut pos = self.clone();
+        pos.board.drop_set_index();
+        pos
+    }
+
     pub fn board(&self) -> &Board {
         &self.board
     }
