@@ -8,7 +8,8 @@
 //! - grader overhead per scenario = (wall of `grade --jobs 1 --engine <built engine>`
 //!   − own compute) / 151 (target < 1 ms); the part of it that is the fork
 //!   server's fork per scenario, measured without the grader (this bench
-//!   drives the engine through `BEGIN`/`END` itself), is printed below it;
+//!   drives the engine through `BEGIN`/`END` itself), and the rest (the
+//!   grader's own share) are printed below it;
 //! - `grade --submission` wall against compile + own compute (target ≤ 1.10);
 //! - peak RSS (grader and engine, from `/usr/bin/time`) of grading the
 //!   bundled 256×256 scenario (target < 100 MB).
@@ -208,6 +209,10 @@ fn main() {
         "  of which fork per scenario   {:8.3} ms   (own compute with a fork server, no grader, {:.3}s − own compute)",
         (forked.as_secs_f64() - own.as_secs_f64()) * 1000.0 / n as f64,
         forked.as_secs_f64()
+    );
+    println!(
+        "  of which the grader itself    {:8.3} ms   (grade − the fork server peer: requests, answers, judging, reporting)",
+        (graded.as_secs_f64() - forked.as_secs_f64()) * 1000.0 / n as f64,
     );
     let peer = compile + own;
     println!(
