@@ -560,6 +560,30 @@ mod tests {
     }
 
     /// Both generators on every colour the rules list, and the counter.
+    /// Lists `pos`'s moves by the set path, counting them by kind
+    /// (castling, en passant, promotion, double step) in `kinds`; `false`
+    /// where the set path declines.
+    fn tally_fast_moves(pos: &Position, kinds: &mut [u32; 4]) -> bool {
+        let mut moves = Vec::new();
+        let fast = fast_legal_moves(
+            pos.board(),
+            pos.context(),
+            &[pos.turn()],
+            Scope::All,
+            &mut moves,
+        );
+        for mv in moves {
+            match mv.kind {
+                MoveKind::Castle { .. } => kinds[0] += 1,
+                MoveKind::EnPassant { .. } => kinds[1] += 1,
+                MoveKind::Promotion(_) => kinds[2] += 1,
+                MoveKind::DoubleStep => kinds[3] += 1,
+                MoveKind::Normal => {}
+            }
+        }
+        fast
+    }
+
     fn check(pos: &Position, what: &str) {
         let colors = [pos.turn(), pos.turn().opponent()];
         for colors in [&colors[..1], &colors[..]] {
@@ -621,24 +645,8 @@ mod tests {
             let mut pos = random_position(&mut rng, rules);
             for ply in 0..12 {
                 check(&pos, &format!("game {game} ({:?}) ply {ply}", rules.id));
-                let mut moves = Vec::new();
-                if fast_legal_moves(
-                    pos.board(),
-                    pos.context(),
-                    &[pos.turn()],
-                    Scope::All,
-                    &mut moves,
-                ) {
+                if tally_fast_moves(&pos, &mut kinds) {
                     fast_positions += 1;
-                    for mv in moves {
-                        match mv.kind {
-                            MoveKind::Castle { .. } => kinds[0] += 1,
-                            MoveKind::EnPassant { .. } => kinds[1] += 1,
-                            MoveKind::Promotion(_) => kinds[2] += 1,
-                            MoveKind::DoubleStep => kinds[3] += 1,
-                            MoveKind::Normal => {}
-                        }
-                    }
                 }
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
@@ -801,24 +809,8 @@ mod tests {
                 check(&pos, &what);
                 attack_checks += attacks_agree(&pos, &what) as u32;
                 positions += 1;
-                let mut moves = Vec::new();
-                if fast_legal_moves(
-                    pos.board(),
-                    pos.context(),
-                    &[pos.turn()],
-                    Scope::All,
-                    &mut moves,
-                ) {
+                if tally_fast_moves(&pos, &mut kinds) {
                     fast_positions += 1;
-                    for mv in moves {
-                        match mv.kind {
-                            MoveKind::Castle { .. } => kinds[0] += 1,
-                            MoveKind::EnPassant { .. } => kinds[1] += 1,
-                            MoveKind::Promotion(_) => kinds[2] += 1,
-                            MoveKind::DoubleStep => kinds[3] += 1,
-                            MoveKind::Normal => {}
-                        }
-                    }
                 }
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
