@@ -79,9 +79,9 @@ fn a_class_is_graded_whole_with_a_table_and_reports() {
             "hostile-compile-error             0/9       0       9  compile_error 9",
             "lab3-correct                      9/9       9       0",
             "lab3-mutant-no-double-step        6/9       6       3  wrong_answer 3",
-            "nothing-uploaded                  0/9       0       9  compile_error 9",
+            "nothing-uploaded                  0/9       0       9  not_recognised 9",
             "",
-            "failures in the class: compile_error 18, wrong_answer 3",
+            "failures in the class: compile_error 9, not_recognised 9, wrong_answer 3",
         ],
         "{text}"
     );
@@ -355,9 +355,9 @@ fn a_class_of_jhu_programs_scores_each_upload_by_its_bug() {
             "ada             12/12      12       0",
             "bob              8/12       8       4  crash 4",
             "cy               0/12       0      12  compile_error 12",
-            "dee              0/12       0      12  compile_error 12",
+            "dee              0/12       0      12  not_recognised 12",
             "",
-            "failures in the class: compile_error 24, crash 4",
+            "failures in the class: compile_error 12, not_recognised 12, crash 4",
         ],
         "{}{}",
         run.stdout,
@@ -491,9 +491,9 @@ fn a_class_of_cuhk_programs_is_graded_with_junit_reports_per_upload() {
             "submission     points  passed  failed  failures by class",
             "ann               4/4       4       0",
             "ben               2/4       2       2  wrong_output 2",
-            "cal               0/4       0       4  compile_error 4",
+            "cal               0/4       0       4  not_recognised 4",
             "",
-            "failures in the class: compile_error 4, wrong_output 2",
+            "failures in the class: not_recognised 4, wrong_output 2",
         ],
         "{}{}",
         run.stdout,
@@ -528,7 +528,7 @@ fn a_class_of_cuhk_programs_is_graded_with_junit_reports_per_upload() {
     assert!(
         cases
             .iter()
-            .all(|(_, t)| t.as_deref() == Some("compile_error")),
+            .all(|(_, t)| t.as_deref() == Some("not_recognised")),
         "{cases:?}"
     );
 }
@@ -570,10 +570,10 @@ fn a_mixed_class_on_console_scenarios_grades_the_console_uploads() {
             "eve               2/2       2       0",
             "fay               0/2       0       2  did_not_exit 2",
             "gus               0/2       0       2  timeout 2",
-            "hal               0/2       0       2  compile_error 2",
-            "ivy               0/2       0       2  compile_error 2",
+            "hal               0/2       0       2  not_recognised 2",
+            "ivy               0/2       0       2  not_recognised 2",
             "",
-            "failures in the class: compile_error 4, did_not_exit 2, timeout 2",
+            "failures in the class: not_recognised 4, did_not_exit 2, timeout 2",
         ],
         "{}{}",
         run.stdout,
@@ -609,13 +609,13 @@ fn a_mixed_class_on_lab3_scenarios_grades_the_lab3_uploads() {
         run.table(),
         [
             "submission     points  passed  failed  failures by class",
-            "eve               0/1       0       1  compile_error 1",
-            "fay               0/1       0       1  compile_error 1",
-            "gus               0/1       0       1  compile_error 1",
+            "eve               0/1       0       1  not_recognised 1",
+            "fay               0/1       0       1  not_recognised 1",
+            "gus               0/1       0       1  not_recognised 1",
             "hal               1/1       1       0",
-            "ivy               0/1       0       1  compile_error 1",
+            "ivy               0/1       0       1  not_recognised 1",
             "",
-            "failures in the class: compile_error 4",
+            "failures in the class: not_recognised 4",
         ],
         "{}{}",
         run.stdout,

@@ -203,11 +203,27 @@ fn compile_error_is_reported_once_with_the_compilers_message() {
 #[test]
 fn scenario_the_dialect_cannot_express_is_a_staff_error_before_running() {
     let dir = upload("jhu_chess.py", "");
-    // `perft` has no JHU command; a lab3 scenario has no console program.
-    let (code, report, text) = grade(dir.path(), &["scenarios/lab3/pawns"], &[]);
+    // JHU scenarios make this a console run; among them, a lab3 scenario
+    // has no console program: the staff's mix, refused before running.
+    let (code, report, text) = grade(
+        dir.path(),
+        &["scenarios/jhu/save", "scenarios/lab3/pawns"],
+        &[],
+    );
     assert_eq!(code, 2, "{text}");
     assert_eq!(report, serde_json::Value::Null, "no report is written");
     assert!(text.contains("not gradable by console"), "{text}");
+    // Lab 3 scenarios alone grade a Lab 3 upload: a console program there
+    // is the student's wrong upload, not the staff's problem.
+    let (code, report, text) = grade(dir.path(), &["scenarios/lab3/pawns"], &[]);
+    assert_eq!(code, 1, "{text}");
+    let v = verdicts(&report);
+    assert!(!v.is_empty());
+    assert!(
+        v.iter()
+            .all(|(_, _, c)| c.as_deref() == Some("not_recognised")),
+        "{v:?}"
+    );
 }
 
 #[test]

@@ -572,3 +572,55 @@ fn a_compile_error_is_reported_once_with_the_students_file_first() {
         );
     }
 }
+
+/// A `--submission` folder that exists but holds no upload of the kind the
+/// scenarios grade is the student's result (every scenario
+/// `not_recognised`, exit 1), as on Gradescope; only a missing folder is a
+/// staff-side error (above).
+#[test]
+fn an_upload_of_the_wrong_kind_is_the_students_not_recognised() {
+    let empty = tempfile::tempdir().unwrap();
+    let lab3 = fixture("lab3-correct");
+    let jhu = root().join("scenarios/jhu/check");
+    let lab3_scenario = root().join("scenarios/lab3/board-sizes");
+    let cases = [
+        // (upload, scenarios, what the note says was expected)
+        (
+            empty.path().to_path_buf(),
+            &lab3_scenario,
+            "no ChessBoard.hh",
+        ),
+        (
+            lab3.clone(),
+            &jhu,
+            "a Lab 3 upload (ChessBoard.hh), but these scenarios grade the JHU console program",
+        ),
+        (
+            empty.path().to_path_buf(),
+            &jhu,
+            "no Makefile, CMakeLists.txt or .cpp files for the JHU console program",
+        ),
+    ];
+    for (upload, folder, expected) in cases {
+        let out = chessgrade(&[
+            "grade",
+            folder.to_str().unwrap(),
+            "--submission",
+            upload.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let report: serde_json::Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{e}: {text}{}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        let all = scenarios(&report);
+        assert!(!all.is_empty());
+        assert!(all.iter().all(|s| s["class"] == "not_recognised"), "{text}");
+        let note = report["notes"][0].as_str().unwrap();
+        assert!(
+            note.starts_with(&format!("not a recognised submission: {expected}")),
+            "{note}"
+        );
+    }
+}

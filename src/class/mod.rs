@@ -21,7 +21,7 @@ use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions, UploadKind};
+use crate::submission::{self, BuildError, CppOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -207,7 +207,7 @@ pub fn grade_one(
         // Missing or unrecognisable files are the student's problem.
         Err(e @ BuildError::NotRecognised(_)) => (
             vec![e.to_string()],
-            fail_all(FailureKind::CompileError(e.to_string())),
+            fail_all(FailureKind::NotRecognised(e.to_string())),
             None,
         ),
         Err(e @ BuildError::Io(_)) => (
@@ -255,20 +255,6 @@ fn grade_console(
     grader: &ConsoleGrader,
     jobs: usize,
 ) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
-    let course = grader.dialect().name().to_uppercase();
-    match submission::recognise(&m.dir) {
-        Some(UploadKind::Console) => {}
-        Some(UploadKind::Lab3) => {
-            return Err(BuildError::NotRecognised(format!(
-                "a Lab 3 upload (ChessBoard.hh), but these scenarios grade the {course} console program"
-            )));
-        }
-        None => {
-            return Err(BuildError::NotRecognised(format!(
-                "no Makefile, CMakeLists.txt or .cpp files for the {course} console program"
-            )));
-        }
-    }
     let build = grader.build(&m.dir)?;
     let results = runner::run_pool(
         found,

@@ -1,13 +1,20 @@
 //! `chessgrade grade`: build (or take) a submission, then run the batch
 //! against it. A build the grader cannot even start, an engine that does
 //! not exist, or a scenario the chosen subject cannot run is a staff-side
-//! error (exit 2, before any scenario runs); a compile error is the
-//! student's result, reported once.
+//! error (exit 2, before any scenario runs); a compile error, or a folder
+//! that holds no upload of the kind graded, is the student's result,
+//! reported once.
 //!
 //! Three kinds of subject: a Lab 3 upload (built with the adapter), an
 //! engine speaking the protocol (`--engine`), and a console program (an
 //! upload with a Makefile, CMakeLists.txt or `.cpp` files, or `--program`),
 //! graded on its transcript by the course's dialect (`chessgrade::console`).
+//! An upload is graded as what it looks like (a console program, or Lab 3
+//! with `ChessBoard.hh`) unless the scenarios could not grade that kind at
+//! all: a console upload on scenarios of no console course, or a Lab 3 (or
+//! unrecognisable) upload on console scenarios only, is then graded as the
+//! kind the scenarios want, and so is that student's "not recognised", not
+//! a staff error (as in class mode).
 
 use super::args::{ConsoleArgs, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch::{Executor, discover, run_batch};
@@ -28,10 +35,14 @@ pub fn grade(
 ) -> u8 {
     let limits = limit_args.limits();
     let console_upload = console.forces_console()
-        || subject
-            .submission
-            .as_deref()
-            .is_some_and(|d| submission::recognise(d) == Some(UploadKind::Console));
+        || subject.submission.as_deref().is_some_and(|dir| {
+            args.input.apply();
+            let found = discover(args).found;
+            match submission::recognise(dir) {
+                Some(UploadKind::Console) => chessgrade::console::wants_console(&found),
+                Some(UploadKind::Lab3) | None => chessgrade::console::only_console(&found),
+            }
+        });
     if subject.engine.is_none() && console_upload {
         return grade_console(args, subject, console, limit_args, output);
     }
@@ -68,6 +79,16 @@ pub fn grade(
                         None,
                     )
                 }
+                // A folder that is there but holds no Lab 3 upload is the
+                // student's result (e.g. on Gradescope); a folder that is
+                // not there is a staff-side mistake (exit 2, below).
+                Err(e @ BuildError::NotRecognised(_)) if dir.is_dir() => (
+                    None,
+                    name,
+                    vec![e.to_string()],
+                    Some(FailureKind::NotRecognised(e.to_string())),
+                    None,
+                ),
                 Err(e) => {
                     eprintln!("error: {e}");
                     return 2;
@@ -208,6 +229,13 @@ fn grade_console(
                     failed = Some(FailureKind::CompileError(
                         "(the compiler's message is reported once, above)".into(),
                     ));
+                    (name, grader.program(PathBuf::from("/bin/false")))
+                }
+                // As for Lab 3: an existing folder without a console
+                // program is the student's result, a missing one staff's.
+                Err(e @ BuildError::NotRecognised(_)) if dir.is_dir() => {
+                    notes.push(e.to_string());
+                    failed = Some(FailureKind::NotRecognised(e.to_string()));
                     (name, grader.program(PathBuf::from("/bin/false")))
                 }
                 Err(e) => {

@@ -17,7 +17,7 @@ use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
 use crate::scenario;
 use crate::snapshot::SnapshotStore;
-use crate::submission::{self, Build, BuildError, ConsoleBuild};
+use crate::submission::{self, Build, BuildError, ConsoleBuild, UploadKind};
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -124,9 +124,23 @@ pub struct BuiltUpload {
 /// (`@rules jhu` or `cuhk`): then its grading needs a console program. A
 /// scenario that does not load says nothing here (grading reports it).
 pub fn wants_console(found: &[Found]) -> bool {
-    found
-        .iter()
-        .any(|f| scenario::load(&f.path).is_ok_and(|s| Dialect::of(s.directives.rules).is_some()))
+    console_flags(found).any(|console| console)
+}
+
+/// Whether every one of `found` that loads is written for a console course
+/// (and one at least): nothing in the run could grade a Lab 3 upload.
+pub fn only_console(found: &[Found]) -> bool {
+    let mut flags = console_flags(found).peekable();
+    flags.peek().is_some() && flags.all(|console| console)
+}
+
+/// Per scenario that loads: is it a console course's?
+fn console_flags(found: &[Found]) -> impl Iterator<Item = bool> + '_ {
+    found.iter().filter_map(|f| {
+        scenario::load(&f.path)
+            .ok()
+            .map(|s| Dialect::of(s.directives.rules).is_some())
+    })
 }
 
 impl ConsoleGrader {
@@ -187,6 +201,22 @@ impl ConsoleGrader {
     /// compile error is the student's ([`BuildError::Compile`]); a tool
     /// that cannot start is the staff's ([`BuildError::Io`]).
     pub fn build(&self, upload: &Path) -> Result<BuiltUpload, BuildError> {
+        // What the student uploaded, before any overlay: a Lab 3 upload or
+        // no sources at all is not the course's program.
+        let course = self.dialect.name().to_uppercase();
+        match submission::recognise(upload) {
+            Some(UploadKind::Console) => {}
+            Some(UploadKind::Lab3) => {
+                return Err(BuildError::NotRecognised(format!(
+                    "a Lab 3 upload (ChessBoard.hh), but these scenarios grade the {course} console program"
+                )));
+            }
+            None => {
+                return Err(BuildError::NotRecognised(format!(
+                    "no Makefile, CMakeLists.txt or .cpp files for the {course} console program"
+                )));
+            }
+        }
         let texts = &self.options.texts;
         let (binary, cxx_flags) = match self.dialect {
             Dialect::Jhu => (&texts.jhu.binary, &texts.jhu.cxx_flags),

@@ -33,7 +33,9 @@ mod run;
 mod shim;
 mod texts;
 
-pub use grader::{BuiltUpload, ConsoleGrader, ConsoleOptions, SetupError, wants_console};
+pub use grader::{
+    BuiltUpload, ConsoleGrader, ConsoleOptions, SetupError, only_console, wants_console,
+};
 pub use machine::{MachineGame, MachineMode};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};

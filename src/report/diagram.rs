@@ -430,7 +430,10 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
             expected,
             actual,
         ),
-        FailureKind::Subject(_) | FailureKind::CompileError(_) | FailureKind::Transcript(_) => {}
+        FailureKind::Subject(_)
+        | FailureKind::CompileError(_)
+        | FailureKind::NotRecognised(_)
+        | FailureKind::Transcript(_) => {}
     }
     if !f.board_before.as_str().is_empty() {
         let d = Diagram::new("board before the step", &f.board_before, coords);

@@ -110,14 +110,15 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
             FailureKind::Subject(e) => e.to_string(),
             FailureKind::CompileError(_) => "compile error".to_string(),
+            FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
             FailureKind::Transcript(t) => t.problem.to_string(),
         };
-        if let FailureKind::CompileError(_) = f.kind {
-            writeln!(
-                self.out,
-                "      {}",
-                "the submission did not compile:".red()
-            )?;
+        if let Some(heading) = match f.kind {
+            FailureKind::CompileError(_) => Some("the submission did not compile:"),
+            FailureKind::NotRecognised(_) => Some("the upload is not a submission of this kind:"),
+            _ => None,
+        } {
+            writeln!(self.out, "      {}", heading.red())?;
         } else {
             writeln!(
                 self.out,
@@ -129,7 +130,9 @@ impl<W: Write> HumanReporter<W> {
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
-            FailureKind::CompileError(msg) => self.indented(msg, "        ")?,
+            FailureKind::CompileError(msg) | FailureKind::NotRecognised(msg) => {
+                self.indented(msg, "        ")?
+            }
             FailureKind::BoardOutOfSync { .. } | FailureKind::Subject(_) => {}
             FailureKind::Transcript(t) => self.transcript(t)?,
         }

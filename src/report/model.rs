@@ -77,7 +77,8 @@ pub struct ScenarioRecord {
     pub visibility: String,
     pub status: Status,
     /// For failures: wrong_answer, board_out_of_sync, timeout, crash,
-    /// malformed_answer, exited_early, compile_error, no_snapshot, input_error.
+    /// malformed_answer, exited_early, compile_error, not_recognised,
+    /// no_snapshot, input_error.
     pub class: Option<String>,
     /// The scenario line of the first mismatch, when there is one.
     pub line: Option<u32>,
@@ -380,6 +381,7 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::BoardOutOfSync { .. } => "the board is out of sync".to_string(),
                 FailureKind::Subject(e) => e.to_string(),
                 FailureKind::CompileError(_) => "compile error".to_string(),
+                FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
                 FailureKind::Transcript(t) => t.problem.to_string(),
             };
             let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));

@@ -111,6 +111,10 @@ pub enum FailureKind {
     Subject(SubjectError),
     /// The submission did not compile (its message).
     CompileError(String),
+    /// The upload is not a submission of the kind graded (why): no
+    /// `ChessBoard.hh` for Lab 3, no console program for JHU or CUHK
+    /// scenarios, an empty folder. The student's result, not staff's.
+    NotRecognised(String),
     /// A console program's transcript went wrong (see [`TranscriptMismatch`]).
     Transcript(Box<TranscriptMismatch>),
 }
@@ -185,6 +189,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::CompileError(_) => "compile_error",
+            FailureKind::NotRecognised(_) => "not_recognised",
             FailureKind::Transcript(t) => match t.problem {
                 TranscriptProblem::WrongOutput => "wrong_output",
                 TranscriptProblem::SaveFile(_) => "wrong_save_file",
