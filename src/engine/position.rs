@@ -6,6 +6,7 @@ use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
+use super::untouched::{Untouched, UntouchedUndo};
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
 /// The two castling directions: towards the last file (h on 8x8) or towards
@@ -84,6 +85,30 @@ impl CastlingRights {
             })
     }
 
+    /// Drops the rights `mv` loses: both of the mover's if it is a king,
+    /// and any whose rook square the move leaves or lands on (`squares`:
+    /// from, to, and a castle's rook squares). Out of line: most moves of
+    /// a position with rights touch no home row, and play stays small.
+    #[inline(never)]
+    fn after(&mut self, mv: Move, mover: Option<Piece>, squares: &[Square; 4], dims: Dims) {
+        if let Some(p) = mover.filter(|p| p.role == Role::King) {
+            self.set(p.color, CastleSide::King, None);
+            self.set(p.color, CastleSide::Queen, None);
+        }
+        // Rights name rooks on the home rows: only those squares matter.
+        // Two of them but for castling (rare), not four.
+        let last = dims.rows() - 1;
+        let squares = match mv.kind {
+            MoveKind::Castle { .. } => &squares[..],
+            _ => &squares[..2],
+        };
+        for &sq in squares {
+            if sq.row == 0 || sq.row == last {
+                self.touch(sq, dims);
+            }
+        }
+    }
+
     /// Drops the rights whose rook stands on `sq` (it moved or was taken).
     fn touch(&mut self, sq: Square, dims: Dims) {
         for color in [Color::Black, Color::White] {
@@ -106,7 +131,7 @@ pub struct Position {
     rules: RuleSet,
     board: Board,
     turn: Color,
-    untouched: Vec<bool>,
+    untouched: Untouched,
     castling: CastlingRights,
     en_passant: Option<Square>,
     halfmove_clock: u32,
@@ -124,8 +149,8 @@ pub struct UndoRecord {
     en_passant: Option<Square>,
     halfmove_clock: u32,
     fullmove_number: u32,
-    /// `untouched` of from, to, rook_from, rook_to before the move.
-    untouched: [bool; 4],
+    /// What puts back the untouched flags of from, to, rook_from, rook_to.
+    untouched: UntouchedUndo,
 }
 
 impl UndoRecord {
@@ -216,7 +241,7 @@ impl Position {
             rules,
             board: Board::with_mystery(dims, rules.mystery),
             turn: Color::White,
-            untouched: vec![true; dims.len()],
+            untouched: Untouched::new(dims.len()),
             castling: CastlingRights::NONE,
             en_passant: None,
             halfmove_clock: 0,
@@ -316,7 +341,7 @@ impl Position {
 
     /// Has the piece on `sq` stood there since the setup?
     pub fn untouched(&self, sq: Square) -> bool {
-        self.untouched[self.dims().index(sq)]
+        self.untouched.get(self.dims().index(sq))
     }
 
     pub(super) fn context(&self) -> Context<'_> {
@@ -453,14 +478,10 @@ impl Position {
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
         let touched = Touched::of(mv, dims);
-        let [from, to, rook_from, rook_to] = touched.indices;
-        let untouched = touched.indices.map(|i| self.untouched[i]);
+        let [from, to, ..] = touched.indices;
+        let untouched = self.untouched.clear(touched.indices);
         let mover = self.board.at(from);
-        let captured = movegen::make_at(&mut self.board, mv, from, to);
-        self.untouched[from] = false;
-        self.untouched[to] = false;
-        self.untouched[rook_from] = false;
-        self.untouched[rook_to] = false;
+        let captured = self.board.make_at(mv, from, to);
         let record = UndoRecord {
             mv,
             captured,
@@ -472,17 +493,7 @@ impl Position {
             untouched,
         };
         if !self.castling.is_empty() {
-            if let Some(p) = mover.filter(|p| p.role == Role::King) {
-                self.castling.set(p.color, CastleSide::King, None);
-                self.castling.set(p.color, CastleSide::Queen, None);
-            }
-            // Rights name rooks on the home rows: only those squares matter.
-            let last = dims.rows() - 1;
-            for sq in touched.squares {
-                if sq.row == 0 || sq.row == last {
-                    self.castling.touch(sq, dims);
-                }
-            }
+            self.castling.after(mv, mover, &touched.squares, dims);
         }
         self.en_passant = match mv.kind {
             MoveKind::DoubleStep if self.rules.en_passant => Some(Square {
@@ -509,15 +520,10 @@ impl Position {
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
         let mv = record.mv;
-        let [from, to, rook_from, rook_to] = Touched::of(mv, self.dims()).indices;
-        movegen::unmake_at(&mut self.board, mv, record.captured, from, to);
-        // All four were read before the move: where squares coincide
-        // (castling in Chess960-like setups) the values agree.
-        let [was_from, was_to, was_rook_from, was_rook_to] = record.untouched;
-        self.untouched[from] = was_from;
-        self.untouched[to] = was_to;
-        self.untouched[rook_from] = was_rook_from;
-        self.untouched[rook_to] = was_rook_to;
+        let touched = Touched::of(mv, self.dims());
+        let [from, to, ..] = touched.indices;
+        self.board.unmake_at(mv, record.captured, from, to);
+        self.untouched.restore(touched.indices, record.untouched);
         self.turn = record.turn;
         self.castling = record.castling;
         self.en_passant = record.en_passant;
