@@ -259,6 +259,39 @@ impl Board {
         }
     }
 
+    /// The piece on `from` goes to `to` (a normal move or a double step:
+    /// `from != to`), taking whatever stood there, which it returns.
+    /// [`Board::make_at`] for the common moves, without its match on the
+    /// move's kind.
+    #[inline(always)]
+    pub(super) fn carry_at(&mut self, from: usize, to: usize) -> Option<Piece> {
+        let squares = &mut self.squares[..];
+        match &mut self.sets {
+            SetIndex::U64(sets) => Cells::new(squares, sets).carry(from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).carry(from, to),
+            SetIndex::Words256(sets) => Cells::new(squares, &mut **sets).carry(from, to),
+            SetIndex::Words512(sets) => Cells::new(squares, &mut **sets).carry(from, to),
+            SetIndex::Mailbox => Cells::new(squares, NoSets).carry(from, to),
+        }
+    }
+
+    /// Takes back [`Board::carry_at`]`(from, to)`, which took `captured`.
+    #[inline(always)]
+    pub(super) fn uncarry_at(&mut self, from: usize, to: usize, captured: Option<Piece>) {
+        let squares = &mut self.squares[..];
+        match &mut self.sets {
+            SetIndex::U64(sets) => Cells::new(squares, sets).uncarry(from, to, captured),
+            SetIndex::U128(sets) => Cells::new(squares, sets).uncarry(from, to, captured),
+            SetIndex::Words256(sets) => {
+                Cells::new(squares, &mut **sets).uncarry(from, to, captured)
+            }
+            SetIndex::Words512(sets) => {
+                Cells::new(squares, &mut **sets).uncarry(from, to, captured)
+            }
+            SetIndex::Mailbox => Cells::new(squares, NoSets).uncarry(from, to, captured),
+        }
+    }
+
     /// Every occupied square with its piece, row-major.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         self.squares
@@ -360,6 +393,17 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
         captured
     }
 
+    /// Takes back [`Cells::carry`]`(from, to)`, which took `captured`.
+    #[inline(always)]
+    fn uncarry(&mut self, from: usize, to: usize, captured: Option<Piece>) {
+        // The mover goes back (onto `from`, which the move left empty);
+        // the captured piece, if any, returns.
+        self.carry(to, from);
+        if captured.is_some() {
+            self.set(to, captured);
+        }
+    }
+
     #[inline(always)]
     fn make(&mut self, dims: Dims, mv: Move, from: usize, to: usize) -> Option<Piece> {
         if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
@@ -390,12 +434,7 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
     fn unmake(&mut self, dims: Dims, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
         match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => {
-                // The mover goes back (onto `from`, which the move left
-                // empty); the captured piece, if any, returns.
-                self.carry(to, from);
-                if captured.is_some() {
-                    self.set(to, captured);
-                }
+                self.uncarry(from, to, captured)
             }
             MoveKind::Normal | MoveKind::DoubleStep => {
                 let piece = self.set(to, captured);

@@ -43,14 +43,28 @@ pub fn home_row(color: Color, dims: Dims) -> u16 {
 
 /// Which castlings are still allowed, by the column of the rook each one
 /// uses on its side's home row (see [`super::Castling::Rights`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// Each right is a column, or [`CastlingRights::NO_ROOK`] for none (not an
+/// `Option<u16>`): every move played with rights held asks whether it
+/// leaves or lands on a right's rook square, and a plain compare of `u16`s
+/// is what that costs then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CastlingRights {
-    rooks: [[Option<u16>; 2]; 2],
+    rooks: [[u16; 2]; 2],
+}
+
+impl Default for CastlingRights {
+    fn default() -> CastlingRights {
+        CastlingRights::NONE
+    }
 }
 
 impl CastlingRights {
+    /// No column: boards are at most 256 files wide.
+    const NO_ROOK: u16 = u16::MAX;
+
     pub const NONE: CastlingRights = CastlingRights {
-        rooks: [[None; 2]; 2],
+        rooks: [[Self::NO_ROOK; 2]; 2],
     };
 
     fn slot(color: Color, side: CastleSide) -> (usize, usize) {
@@ -60,12 +74,13 @@ impl CastlingRights {
     /// The rook column of `color`'s right on `side`, if it still has it.
     pub fn rook_col(&self, color: Color, side: CastleSide) -> Option<u16> {
         let (c, s) = Self::slot(color, side);
-        self.rooks[c][s]
+        Some(self.rooks[c][s]).filter(|&col| col != Self::NO_ROOK)
     }
 
     pub fn set(&mut self, color: Color, side: CastleSide, rook_col: Option<u16>) {
         let (c, s) = Self::slot(color, side);
-        self.rooks[c][s] = rook_col;
+        // A column past any board (only `NO_ROOK` itself) reads as none.
+        self.rooks[c][s] = rook_col.unwrap_or(Self::NO_ROOK);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -90,7 +105,7 @@ impl CastlingRights {
     /// from, to, and a castle's rook squares). Out of line: most moves of
     /// a position with rights touch no home row, and play stays small.
     #[inline(never)]
-    fn after(&mut self, mv: Move, mover: Option<Piece>, squares: &[Square; 4], dims: Dims) {
+    fn after(&mut self, mv: Move, mover: Option<Piece>, dims: Dims) {
         if let Some(p) = mover.filter(|p| p.role == Role::King) {
             self.set(p.color, CastleSide::King, None);
             self.set(p.color, CastleSide::Queen, None);
@@ -98,9 +113,10 @@ impl CastlingRights {
         // Rights name rooks on the home rows: only those squares matter.
         // Two of them but for castling (rare), not four.
         let last = dims.rows() - 1;
+        let touched = Touched::of(mv, dims);
         let squares = match mv.kind {
-            MoveKind::Castle { .. } => &squares[..],
-            _ => &squares[..2],
+            MoveKind::Castle { .. } => &touched.squares[..],
+            _ => &touched.squares[..2],
         };
         for &sq in squares {
             if sq.row == 0 || sq.row == last {
@@ -114,8 +130,8 @@ impl CastlingRights {
         for color in [Color::Black, Color::White] {
             if sq.row == home_row(color, dims) {
                 for slot in &mut self.rooks[color as usize] {
-                    if *slot == Some(sq.col) {
-                        *slot = None;
+                    if *slot == sq.col {
+                        *slot = Self::NO_ROOK;
                     }
                 }
             }
@@ -477,11 +493,21 @@ impl Position {
     /// it back with [`Position::undo`].
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
-        let touched = Touched::of(mv, dims);
-        let [from, to, ..] = touched.indices;
-        let untouched = self.untouched.clear(touched.indices);
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
         let mover = self.board.at(from);
-        let captured = self.board.make_at(mv, from, to);
+        // Normal moves and double steps (nearly all) carry one piece over
+        // two squares; the rest go the general way.
+        let (captured, untouched) = match mv.kind {
+            MoveKind::Normal | MoveKind::DoubleStep if from != to => (
+                self.board.carry_at(from, to),
+                self.untouched.clear([from, to]),
+            ),
+            _ => {
+                let touched = Touched::of(mv, dims);
+                let untouched = self.untouched.clear(touched.indices);
+                (self.board.make_at(mv, from, to), untouched)
+            }
+        };
         let record = UndoRecord {
             mv,
             captured,
@@ -492,8 +518,14 @@ impl Position {
             fullmove_number: self.fullmove_number,
             untouched,
         };
-        if !self.castling.is_empty() {
-            self.castling.after(mv, mover, &touched.squares, dims);
+        // Only a king's move or one from or onto a home row (where the
+        // rights' rooks stand) can drop a right: most moves skip the call.
+        let last = dims.rows() - 1;
+        let home = |sq: Square| sq.row == 0 || sq.row == last;
+        if !self.castling.is_empty()
+            && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
+        {
+            self.castling.after(mv, mover, dims);
         }
         self.en_passant = match mv.kind {
             MoveKind::DoubleStep if self.rules.en_passant => Some(Square {
@@ -520,10 +552,19 @@ impl Position {
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
         let mv = record.mv;
-        let touched = Touched::of(mv, self.dims());
-        let [from, to, ..] = touched.indices;
-        self.board.unmake_at(mv, record.captured, from, to);
-        self.untouched.restore(touched.indices, record.untouched);
+        let dims = self.dims();
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        match mv.kind {
+            MoveKind::Normal | MoveKind::DoubleStep if from != to => {
+                self.board.uncarry_at(from, to, record.captured);
+                self.untouched.restore([from, to], record.untouched);
+            }
+            _ => {
+                let touched = Touched::of(mv, dims);
+                self.board.unmake_at(mv, record.captured, from, to);
+                self.untouched.restore(touched.indices, record.untouched);
+            }
+        }
         self.turn = record.turn;
         self.castling = record.castling;
         self.en_passant = record.en_passant;

@@ -52,10 +52,11 @@ impl Untouched {
         }
     }
 
-    /// Clears the flags of `squares` (a move's from, to and rook squares;
-    /// repeats allowed) and returns what undoes it.
+    /// Clears the flags of `squares` (a move's from and to, and a castle's
+    /// rook squares; at most 64, repeats allowed) and returns what undoes
+    /// it.
     #[inline(always)]
-    pub fn clear(&mut self, squares: [usize; 4]) -> UntouchedUndo {
+    pub fn clear<const N: usize>(&mut self, squares: [usize; N]) -> UntouchedUndo {
         match self {
             Untouched::Bits(words) => {
                 // The masks are built in registers and stored once: four
@@ -87,7 +88,7 @@ impl Untouched {
     /// Undoes the [`Untouched::clear`] of the same `squares` that returned
     /// `undo`, the last one made.
     #[inline(always)]
-    pub fn restore(&mut self, squares: [usize; 4], undo: UntouchedUndo) {
+    pub fn restore<const N: usize>(&mut self, squares: [usize; N], undo: UntouchedUndo) {
         match self {
             Untouched::Bits(words) => *words = undo.0,
             // In reverse, so that where squares repeat (castling in
