@@ -200,7 +200,7 @@ impl Board {
     /// without any legality check; returns what it captured. The set index
     /// is matched once for the whole move, not once per square changed
     /// (play/undo is perft's hot path when every leaf is played).
-    #[inline(always)]
+    #[inline]
     pub(super) fn make_at(&mut self, mv: Move, from: usize, to: usize) -> Option<Piece> {
         let dims = self.dims;
         let squares = &mut self.squares[..];
@@ -229,7 +229,7 @@ impl Board {
 
     /// Takes back `mv` played by [`Board::make_at`], which captured
     /// `captured`.
-    #[inline(always)]
+    #[inline]
     pub(super) fn unmake_at(&mut self, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
         let dims = self.dims;
         let squares = &mut self.squares[..];
@@ -269,26 +269,59 @@ impl Board {
         match &mut self.sets {
             SetIndex::U64(sets) => Cells::new(squares, sets).carry(from, to),
             SetIndex::U128(sets) => Cells::new(squares, sets).carry(from, to),
+            _ => self.carry_wide(from, to),
+        }
+    }
+
+    /// [`Board::carry_at`] for the index kinds whose boards are slower
+    /// anyway (multi-word sets, the mailbox alone), out of line so that
+    /// the one-word paths stay small where they are inlined.
+    #[inline(never)]
+    fn carry_wide(&mut self, from: usize, to: usize) -> Option<Piece> {
+        let squares = &mut self.squares[..];
+        match &mut self.sets {
+            SetIndex::U64(sets) => Cells::new(squares, sets).carry(from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).carry(from, to),
             SetIndex::Words256(sets) => Cells::new(squares, &mut **sets).carry(from, to),
             SetIndex::Words512(sets) => Cells::new(squares, &mut **sets).carry(from, to),
             SetIndex::Mailbox => Cells::new(squares, NoSets).carry(from, to),
         }
     }
 
-    /// Takes back [`Board::carry_at`]`(from, to)`, which took `captured`.
+    /// Takes back [`Board::carry_at`]`(from, to)`, which carried `mover`
+    /// and took `captured`. Knowing the mover, it only writes: no load of
+    /// the square just written waits on that store.
     #[inline(always)]
-    pub(super) fn uncarry_at(&mut self, from: usize, to: usize, captured: Option<Piece>) {
+    pub(super) fn uncarry_at(
+        &mut self,
+        from: usize,
+        to: usize,
+        mover: Piece,
+        captured: Option<Piece>,
+    ) {
         let squares = &mut self.squares[..];
         match &mut self.sets {
-            SetIndex::U64(sets) => Cells::new(squares, sets).uncarry(from, to, captured),
-            SetIndex::U128(sets) => Cells::new(squares, sets).uncarry(from, to, captured),
+            SetIndex::U64(sets) => Cells::new(squares, sets).uncarry(from, to, mover, captured),
+            SetIndex::U128(sets) => Cells::new(squares, sets).uncarry(from, to, mover, captured),
+            _ => self.uncarry_wide(from, to, mover, captured),
+        }
+    }
+
+    /// [`Board::uncarry_at`] for the other index kinds, out of line (see
+    /// [`Board::carry_wide`]).
+    #[inline(never)]
+    fn uncarry_wide(&mut self, from: usize, to: usize, mover: Piece, captured: Option<Piece>) {
+        let squares = &mut self.squares[..];
+        match &mut self.sets {
+            SetIndex::U64(sets) => Cells::new(squares, sets).uncarry(from, to, mover, captured),
+            SetIndex::U128(sets) => Cells::new(squares, sets).uncarry(from, to, mover, captured),
             SetIndex::Words256(sets) => {
-                Cells::new(squares, &mut **sets).uncarry(from, to, captured)
+                Cells::new(squares, &mut **sets).uncarry(from, to, mover, captured)
             }
             SetIndex::Words512(sets) => {
-                Cells::new(squares, &mut **sets).uncarry(from, to, captured)
+                Cells::new(squares, &mut **sets).uncarry(from, to, mover, captured)
             }
-            SetIndex::Mailbox => Cells::new(squares, NoSets).uncarry(from, to, captured),
+            SetIndex::Mailbox => Cells::new(squares, NoSets).uncarry(from, to, mover, captured),
         }
     }
 
@@ -393,14 +426,15 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
         captured
     }
 
-    /// Takes back [`Cells::carry`]`(from, to)`, which took `captured`.
+    /// Takes back [`Cells::carry`]`(from, to)`, which carried `mover` and
+    /// took `captured`: `mover` stands on `to`, `from` is empty.
     #[inline(always)]
-    fn uncarry(&mut self, from: usize, to: usize, captured: Option<Piece>) {
-        // The mover goes back (onto `from`, which the move left empty);
-        // the captured piece, if any, returns.
-        self.carry(to, from);
-        if captured.is_some() {
-            self.set(to, captured);
+    fn uncarry(&mut self, from: usize, to: usize, mover: Piece, captured: Option<Piece>) {
+        self.squares[from] = Some(mover);
+        self.squares[to] = captured;
+        self.index.carry(to, from, mover);
+        if let Some(c) = captured {
+            self.index.replace(to, None, Some(c));
         }
     }
 
@@ -434,7 +468,12 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
     fn unmake(&mut self, dims: Dims, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
         match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => {
-                self.uncarry(from, to, captured)
+                // The mover goes back (onto `from`, which the move left
+                // empty); the captured piece, if any, returns.
+                self.carry(to, from);
+                if captured.is_some() {
+                    self.set(to, captured);
+                }
             }
             MoveKind::Normal | MoveKind::DoubleStep => {
                 let piece = self.set(to, captured);

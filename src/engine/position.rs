@@ -159,6 +159,9 @@ pub struct Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UndoRecord {
     mv: Move,
+    /// What stood on the move's square of departure: undo puts it back
+    /// without reading the board it has just written.
+    mover: Option<Piece>,
     captured: Option<Piece>,
     turn: Color,
     castling: CastlingRights,
@@ -502,14 +505,11 @@ impl Position {
                 self.board.carry_at(from, to),
                 self.untouched.clear([from, to]),
             ),
-            _ => {
-                let touched = Touched::of(mv, dims);
-                let untouched = self.untouched.clear(touched.indices);
-                (self.board.make_at(mv, from, to), untouched)
-            }
+            _ => self.make_special(mv, from, to),
         };
         let record = UndoRecord {
             mv,
+            mover,
             captured,
             turn: self.turn,
             castling: self.castling,
@@ -547,6 +547,25 @@ impl Position {
         record
     }
 
+    /// The board and untouched-flag part of [`Position::play`] for castling,
+    /// en passant and promotions (and anything else but a piece carried
+    /// from one square to another): out of line, so that the common path
+    /// stays small.
+    #[inline(never)]
+    fn make_special(&mut self, mv: Move, from: usize, to: usize) -> (Option<Piece>, UntouchedUndo) {
+        let touched = Touched::of(mv, self.dims());
+        let untouched = self.untouched.clear(touched.indices);
+        (self.board.make_at(mv, from, to), untouched)
+    }
+
+    /// Takes back [`Position::make_special`].
+    #[inline(never)]
+    fn unmake_special(&mut self, mv: Move, record: &UndoRecord, from: usize, to: usize) {
+        let touched = Touched::of(mv, self.dims());
+        self.board.unmake_at(mv, record.captured, from, to);
+        self.untouched.restore(touched.indices, record.untouched);
+    }
+
     /// Takes back the last move played, whose record this is: board, turn,
     /// castling rights, en-passant square, clocks and untouched squares are
     /// as before it.
@@ -556,14 +575,14 @@ impl Position {
         let (from, to) = (dims.index(mv.from), dims.index(mv.to));
         match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => {
-                self.board.uncarry_at(from, to, record.captured);
+                match record.mover {
+                    Some(mover) => self.board.uncarry_at(from, to, mover, record.captured),
+                    // Nothing was carried (not a legal move): the general way.
+                    None => self.board.unmake_at(mv, record.captured, from, to),
+                }
                 self.untouched.restore([from, to], record.untouched);
             }
-            _ => {
-                let touched = Touched::of(mv, dims);
-                self.board.unmake_at(mv, record.captured, from, to);
-                self.untouched.restore(touched.indices, record.untouched);
-            }
+            _ => self.unmake_special(mv, &record, from, to),
         }
         self.turn = record.turn;
         self.castling = record.castling;
