@@ -149,27 +149,59 @@ pub struct Position {
     turn: Color,
     untouched: Untouched,
     castling: CastlingRights,
-    en_passant: Option<Square>,
+    en_passant: EnPassant,
     halfmove_clock: u32,
     fullmove_number: u32,
 }
 
+/// An en-passant square or none, in one `u32` (row and column, or all ones
+/// for none) rather than an `Option<Square>`: the compiler wrote the latter
+/// as three 2-byte stores and read it back as one wider load, which the
+/// CPU cannot forward from the stores (a stall on each move played after
+/// another); one word is stored and loaded whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EnPassant(u32);
+
+impl EnPassant {
+    const NONE: EnPassant = EnPassant(u32::MAX);
+
+    #[inline(always)]
+    fn new(sq: Option<Square>) -> EnPassant {
+        sq.map_or(EnPassant::NONE, |sq| {
+            EnPassant((sq.row as u32) << 16 | sq.col as u32)
+        })
+    }
+
+    #[inline(always)]
+    fn get(self) -> Option<Square> {
+        (self != EnPassant::NONE).then_some(Square {
+            row: (self.0 >> 16) as u16,
+            col: self.0 as u16,
+        })
+    }
+}
+
 /// What [`Position::play`] changed, so that [`Position::undo`] can put it
 /// back: the move, what it captured, and the state before it.
+///
+/// `repr(C)`, the words first: play writes each field whole and undo reads
+/// it whole, so that no load spans two stores (which the CPU cannot
+/// forward: a stall on every undo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct UndoRecord {
+    /// What puts back the untouched flags of from, to, rook_from, rook_to.
+    untouched: UntouchedUndo,
+    castling: CastlingRights,
+    en_passant: EnPassant,
+    halfmove_clock: u32,
+    fullmove_number: u32,
     mv: Move,
     /// What stood on the move's square of departure: undo puts it back
     /// without reading the board it has just written.
     mover: Option<Piece>,
     captured: Option<Piece>,
     turn: Color,
-    castling: CastlingRights,
-    en_passant: Option<Square>,
-    halfmove_clock: u32,
-    fullmove_number: u32,
-    /// What puts back the untouched flags of from, to, rook_from, rook_to.
-    untouched: UntouchedUndo,
 }
 
 impl UndoRecord {
@@ -262,7 +294,7 @@ impl Position {
             turn: Color::White,
             untouched: Untouched::new(dims.len()),
             castling: CastlingRights::NONE,
-            en_passant: None,
+            en_passant: EnPassant::NONE,
             halfmove_clock: 0,
             fullmove_number: 1,
         }
@@ -313,7 +345,7 @@ impl Position {
     /// side moves next; no en passant survives a pass.
     pub fn pass_turn(&mut self) {
         self.turn = self.turn.opponent();
-        self.en_passant = None;
+        self.en_passant = EnPassant::NONE;
     }
 
     pub fn castling_rights(&self) -> &CastlingRights {
@@ -327,11 +359,11 @@ impl Position {
     /// The square a pawn crossed by the last move's double step (where an
     /// en-passant capture would land), if any.
     pub fn en_passant_square(&self) -> Option<Square> {
-        self.en_passant
+        self.en_passant.get()
     }
 
     pub fn set_en_passant_square(&mut self, sq: Option<Square>) {
-        self.en_passant = sq;
+        self.en_passant = EnPassant::new(sq);
     }
 
     /// Half-moves since the last capture or pawn move.
@@ -366,7 +398,7 @@ impl Position {
     pub(super) fn context(&self) -> Context<'_> {
         Context {
             rules: &self.rules,
-            en_passant: self.en_passant,
+            en_passant: self.en_passant.get(),
             castling: &self.castling,
             untouched: &self.untouched,
         }
@@ -386,7 +418,7 @@ impl Position {
         } = self;
         let ctx = Context {
             rules,
-            en_passant: *en_passant,
+            en_passant: en_passant.get(),
             castling,
             untouched,
         };
@@ -528,11 +560,11 @@ impl Position {
             self.castling.after(mv, mover, dims);
         }
         self.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => Some(Square {
+            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(Square {
                 row: (mv.from.row + mv.to.row) / 2,
                 col: mv.from.col,
-            }),
-            _ => None,
+            })),
+            _ => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
         self.halfmove_clock = if pawn_move || captured.is_some() {
