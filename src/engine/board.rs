@@ -384,6 +384,14 @@ impl<S: SquareSet> PieceIndex for &mut Sets<S> {
 
     #[inline(always)]
     fn carry(&mut self, from: usize, to: usize, piece: Piece) {
+        // Multi-word sets toggle square by square: building and merging
+        // two four- or eight-word singletons measured about 10% slower on
+        // 12x12 and 16x16 perft (`cargo bench --bench perft -- wide`).
+        if S::CAPACITY > 128 {
+            self.toggle(from, piece);
+            self.toggle(to, piece);
+            return;
+        }
         let bits = S::single(from) | S::single(to);
         self.color[piece.color as usize] ^= bits;
         self.role[piece.role as usize] ^= bits;
