@@ -6,7 +6,8 @@
 //! [`Board::set`], so that the set-based move generator never has to sweep
 //! the mailbox; the two can never disagree because nothing else writes.
 //! The multi-word index is boxed so that every board (8x8 included) stays
-//! as small to copy as with one-word sets.
+//! as small to copy as with one-word sets. Playing a move matches the kind
+//! of index once for the whole move, not once per square it changes.
 
 use super::geometry::Geometry;
 use super::movegen::{Move, MoveKind};

@@ -1,6 +1,12 @@
 //! A game position and the calls a Lab 3 `ChessBoard` answers, plus the
 //! state full chess needs (castling rights, en passant, clocks), reversible
 //! play, and perft.
+//!
+//! [`Position::play`] / [`Position::undo`] are what a client walking the
+//! tree pays at every node, so they are shaped for it: the common move (one
+//! piece carried over two squares) takes a short path and the rest go out
+//! of line; the state is kept in forms that are stored and loaded whole
+//! (see `docs/perft.md`, "Lean play/undo", for what each choice measured).
 
 use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
