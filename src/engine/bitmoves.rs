@@ -681,6 +681,82 @@ mod tests {
         ]
     }
 
+    /// The board's set index is what a fresh board with the same pieces
+    /// would have: play and undo (which update the sets move by move, a
+    /// carried piece's two squares at once) never let them drift from the
+    /// mailbox.
+    fn sets_follow_the_mailbox(pos: &Position, what: &str) {
+        let board = pos.board();
+        let mut fresh = super::Board::with_mystery(board.dims(), board.mystery().copied());
+        for (sq, piece) in board.pieces() {
+            fresh.set(sq, Some(piece));
+        }
+        assert_eq!(fresh.sets(), board.sets(), "{what}: set index");
+    }
+
+    /// Random play/undo sequences (up to four plies deep, each ply undone
+    /// in turn) on random positions of every rule set (Lab 3 with its
+    /// untouched flags and Mystery pieces, standard with castling rights
+    /// and en passant, JHU, CUHK) and every kind of board (one-word and
+    /// two-word sets up to 12x12, multi-word ones up to 512 squares, the
+    /// mailbox past them) restore the exact position: board and sets,
+    /// untouched flags, castling rights, en passant, turn and clocks, each
+    /// compared with a clone taken before the move.
+    #[test]
+    fn random_play_undo_sequences_restore_the_position() {
+        fn walk(rng: &mut Rng, pos: &mut Position, depth: u32, what: &str, kinds: &mut [u32; 5]) {
+            sets_follow_the_mailbox(pos, what);
+            if depth == 0 {
+                return;
+            }
+            let moves = match pos.rules().validity_checks_turn {
+                true => pos.legal_moves(),
+                // Lab 3 plays either side's valid moves.
+                false => pos.valid_moves(),
+            };
+            if moves.is_empty() {
+                return;
+            }
+            for _ in 0..2 {
+                let mv = moves[rng.below(moves.len() as u64) as usize];
+                kinds[match mv.kind {
+                    MoveKind::Castle { .. } => 0,
+                    MoveKind::EnPassant { .. } => 1,
+                    MoveKind::Promotion(_) => 2,
+                    MoveKind::DoubleStep => 3,
+                    MoveKind::Normal => 4,
+                }] += 1;
+                let before = pos.clone();
+                let record = pos.play(mv);
+                assert_ne!(*pos, before, "{what}: {mv:?} changed nothing");
+                walk(rng, pos, depth - 1, what, kinds);
+                pos.undo(record);
+                assert_eq!(*pos, before, "{what}: undo {mv:?}");
+            }
+        }
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut kinds = [0u32; 5];
+        for round in 0..3000 {
+            for rules in every_rule_set() {
+                let dims = match round % 5 {
+                    0 | 1 => None,
+                    2 | 3 if round % 15 < 5 => Some(wide_dims(&mut rng)),
+                    2 | 3 => None,
+                    _ if round % 25 == 4 => Some(Dims::new(24, 23).unwrap()),
+                    _ => None,
+                };
+                let mut pos = match dims {
+                    Some(dims) => random_wide_position(&mut rng, rules, dims),
+                    None => random_position(&mut rng, rules),
+                };
+                let what = format!("round {round}, {:?} {:?}", rules.id, pos.dims());
+                walk(&mut rng, &mut pos, 4, &what, &mut kinds);
+            }
+        }
+        // Every kind of move was played and undone, many times.
+        assert!(kinds.iter().all(|&n| n >= 50), "{kinds:?}");
+    }
+
     /// A board of 129 to 512 squares: the multi-word sets. From a fixed
     /// menu, since the tables of these sizes are kept and their total is
     /// bounded (`WIDE_TABLE_BUDGET`): a test process must not run out.

@@ -42,6 +42,7 @@ mod position;
 mod refusal;
 mod rules;
 mod squareset;
+mod untouched;
 
 pub use board::{Board, BoardText};
 pub use fen::{FenError, START_FEN};

@@ -1,11 +1,18 @@
 //! A game position and the calls a Lab 3 `ChessBoard` answers, plus the
 //! state full chess needs (castling rights, en passant, clocks), reversible
 //! play, and perft.
+//!
+//! [`Position::play`] / [`Position::undo`] are what a client walking the
+//! tree pays at every node, so they are shaped for it: the common move (one
+//! piece carried over two squares) takes a short path and the rest go out
+//! of line; the state is kept in forms that are stored and loaded whole
+//! (see `docs/perft.md`, "Lean play/undo", for what each choice measured).
 
 use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
+use super::untouched::{Untouched, UntouchedUndo};
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
 /// The two castling directions: towards the last file (h on 8x8) or towards
@@ -42,14 +49,28 @@ pub fn home_row(color: Color, dims: Dims) -> u16 {
 
 /// Which castlings are still allowed, by the column of the rook each one
 /// uses on its side's home row (see [`super::Castling::Rights`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// Each right is a column, or [`CastlingRights::NO_ROOK`] for none (not an
+/// `Option<u16>`): every move played with rights held asks whether it
+/// leaves or lands on a right's rook square, and a plain compare of `u16`s
+/// is what that costs then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CastlingRights {
-    rooks: [[Option<u16>; 2]; 2],
+    rooks: [[u16; 2]; 2],
+}
+
+impl Default for CastlingRights {
+    fn default() -> CastlingRights {
+        CastlingRights::NONE
+    }
 }
 
 impl CastlingRights {
+    /// No column: boards are at most 256 files wide.
+    const NO_ROOK: u16 = u16::MAX;
+
     pub const NONE: CastlingRights = CastlingRights {
-        rooks: [[None; 2]; 2],
+        rooks: [[Self::NO_ROOK; 2]; 2],
     };
 
     fn slot(color: Color, side: CastleSide) -> (usize, usize) {
@@ -59,12 +80,13 @@ impl CastlingRights {
     /// The rook column of `color`'s right on `side`, if it still has it.
     pub fn rook_col(&self, color: Color, side: CastleSide) -> Option<u16> {
         let (c, s) = Self::slot(color, side);
-        self.rooks[c][s]
+        Some(self.rooks[c][s]).filter(|&col| col != Self::NO_ROOK)
     }
 
     pub fn set(&mut self, color: Color, side: CastleSide, rook_col: Option<u16>) {
         let (c, s) = Self::slot(color, side);
-        self.rooks[c][s] = rook_col;
+        // A column past any board (only `NO_ROOK` itself) reads as none.
+        self.rooks[c][s] = rook_col.unwrap_or(Self::NO_ROOK);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -84,13 +106,38 @@ impl CastlingRights {
             })
     }
 
+    /// Drops the rights `mv` loses: both of the mover's if it is a king,
+    /// and any whose rook square the move leaves or lands on (`squares`:
+    /// from, to, and a castle's rook squares). Out of line: most moves of
+    /// a position with rights touch no home row, and play stays small.
+    #[inline(never)]
+    fn after(&mut self, mv: Move, mover: Option<Piece>, dims: Dims) {
+        if let Some(p) = mover.filter(|p| p.role == Role::King) {
+            self.set(p.color, CastleSide::King, None);
+            self.set(p.color, CastleSide::Queen, None);
+        }
+        // Rights name rooks on the home rows: only those squares matter.
+        // Two of them but for castling (rare), not four.
+        let last = dims.rows() - 1;
+        let touched = Touched::of(mv, dims);
+        let squares = match mv.kind {
+            MoveKind::Castle { .. } => &touched.squares[..],
+            _ => &touched.squares[..2],
+        };
+        for &sq in squares {
+            if sq.row == 0 || sq.row == last {
+                self.touch(sq, dims);
+            }
+        }
+    }
+
     /// Drops the rights whose rook stands on `sq` (it moved or was taken).
     fn touch(&mut self, sq: Square, dims: Dims) {
         for color in [Color::Black, Color::White] {
             if sq.row == home_row(color, dims) {
                 for slot in &mut self.rooks[color as usize] {
-                    if *slot == Some(sq.col) {
-                        *slot = None;
+                    if *slot == sq.col {
+                        *slot = Self::NO_ROOK;
                     }
                 }
             }
@@ -106,26 +153,61 @@ pub struct Position {
     rules: RuleSet,
     board: Board,
     turn: Color,
-    untouched: Vec<bool>,
+    untouched: Untouched,
     castling: CastlingRights,
-    en_passant: Option<Square>,
+    en_passant: EnPassant,
     halfmove_clock: u32,
     fullmove_number: u32,
 }
 
+/// An en-passant square or none, in one `u32` (row and column, or all ones
+/// for none) rather than an `Option<Square>`: the compiler wrote the latter
+/// as three 2-byte stores and read it back as one wider load, which the
+/// CPU cannot forward from the stores (a stall on each move played after
+/// another); one word is stored and loaded whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EnPassant(u32);
+
+impl EnPassant {
+    const NONE: EnPassant = EnPassant(u32::MAX);
+
+    #[inline(always)]
+    fn new(sq: Option<Square>) -> EnPassant {
+        sq.map_or(EnPassant::NONE, |sq| {
+            EnPassant((sq.row as u32) << 16 | sq.col as u32)
+        })
+    }
+
+    #[inline(always)]
+    fn get(self) -> Option<Square> {
+        (self != EnPassant::NONE).then_some(Square {
+            row: (self.0 >> 16) as u16,
+            col: self.0 as u16,
+        })
+    }
+}
+
 /// What [`Position::play`] changed, so that [`Position::undo`] can put it
 /// back: the move, what it captured, and the state before it.
+///
+/// `repr(C)`, the words first: play writes each field whole and undo reads
+/// it whole, so that no load spans two stores (which the CPU cannot
+/// forward: a stall on every undo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct UndoRecord {
-    mv: Move,
-    captured: Option<Piece>,
-    turn: Color,
+    /// What puts back the untouched flags of from, to, rook_from, rook_to.
+    untouched: UntouchedUndo,
     castling: CastlingRights,
-    en_passant: Option<Square>,
+    en_passant: EnPassant,
     halfmove_clock: u32,
     fullmove_number: u32,
-    /// `untouched` of from, to, rook_from, rook_to before the move.
-    untouched: [bool; 4],
+    mv: Move,
+    /// What stood on the move's square of departure: undo puts it back
+    /// without reading the board it has just written.
+    mover: Option<Piece>,
+    captured: Option<Piece>,
+    turn: Color,
 }
 
 impl UndoRecord {
@@ -216,9 +298,9 @@ impl Position {
             rules,
             board: Board::with_mystery(dims, rules.mystery),
             turn: Color::White,
-            untouched: vec![true; dims.len()],
+            untouched: Untouched::new(dims.len()),
             castling: CastlingRights::NONE,
-            en_passant: None,
+            en_passant: EnPassant::NONE,
             halfmove_clock: 0,
             fullmove_number: 1,
         }
@@ -269,7 +351,7 @@ impl Position {
     /// side moves next; no en passant survives a pass.
     pub fn pass_turn(&mut self) {
         self.turn = self.turn.opponent();
-        self.en_passant = None;
+        self.en_passant = EnPassant::NONE;
     }
 
     pub fn castling_rights(&self) -> &CastlingRights {
@@ -283,11 +365,11 @@ impl Position {
     /// The square a pawn crossed by the last move's double step (where an
     /// en-passant capture would land), if any.
     pub fn en_passant_square(&self) -> Option<Square> {
-        self.en_passant
+        self.en_passant.get()
     }
 
     pub fn set_en_passant_square(&mut self, sq: Option<Square>) {
-        self.en_passant = sq;
+        self.en_passant = EnPassant::new(sq);
     }
 
     /// Half-moves since the last capture or pawn move.
@@ -316,13 +398,13 @@ impl Position {
 
     /// Has the piece on `sq` stood there since the setup?
     pub fn untouched(&self, sq: Square) -> bool {
-        self.untouched[self.dims().index(sq)]
+        self.untouched.get(self.dims().index(sq))
     }
 
     pub(super) fn context(&self) -> Context<'_> {
         Context {
             rules: &self.rules,
-            en_passant: self.en_passant,
+            en_passant: self.en_passant.get(),
             castling: &self.castling,
             untouched: &self.untouched,
         }
@@ -342,7 +424,7 @@ impl Position {
         } = self;
         let ctx = Context {
             rules,
-            en_passant: *en_passant,
+            en_passant: en_passant.get(),
             castling,
             untouched,
         };
@@ -452,17 +534,20 @@ impl Position {
     /// it back with [`Position::undo`].
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
-        let touched = Touched::of(mv, dims);
-        let [from, to, rook_from, rook_to] = touched.indices;
-        let untouched = touched.indices.map(|i| self.untouched[i]);
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
         let mover = self.board.at(from);
-        let captured = movegen::make_at(&mut self.board, mv, from, to);
-        self.untouched[from] = false;
-        self.untouched[to] = false;
-        self.untouched[rook_from] = false;
-        self.untouched[rook_to] = false;
+        // Normal moves and double steps (nearly all) carry one piece over
+        // two squares; the rest go the general way.
+        let (captured, untouched) = match mv.kind {
+            MoveKind::Normal | MoveKind::DoubleStep if from != to => (
+                self.board.carry_at(from, to),
+                self.untouched.clear([from, to]),
+            ),
+            _ => self.make_special(mv, from, to),
+        };
         let record = UndoRecord {
             mv,
+            mover,
             captured,
             turn: self.turn,
             castling: self.castling,
@@ -471,25 +556,21 @@ impl Position {
             fullmove_number: self.fullmove_number,
             untouched,
         };
-        if !self.castling.is_empty() {
-            if let Some(p) = mover.filter(|p| p.role == Role::King) {
-                self.castling.set(p.color, CastleSide::King, None);
-                self.castling.set(p.color, CastleSide::Queen, None);
-            }
-            // Rights name rooks on the home rows: only those squares matter.
-            let last = dims.rows() - 1;
-            for sq in touched.squares {
-                if sq.row == 0 || sq.row == last {
-                    self.castling.touch(sq, dims);
-                }
-            }
+        // Only a king's move or one from or onto a home row (where the
+        // rights' rooks stand) can drop a right: most moves skip the call.
+        let last = dims.rows() - 1;
+        let home = |sq: Square| sq.row == 0 || sq.row == last;
+        if !self.castling.is_empty()
+            && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
+        {
+            self.castling.after(mv, mover, dims);
         }
         self.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => Some(Square {
+            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(Square {
                 row: (mv.from.row + mv.to.row) / 2,
                 col: mv.from.col,
-            }),
-            _ => None,
+            })),
+            _ => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
         self.halfmove_clock = if pawn_move || captured.is_some() {
@@ -504,20 +585,43 @@ impl Position {
         record
     }
 
+    /// The board and untouched-flag part of [`Position::play`] for castling,
+    /// en passant and promotions (and anything else but a piece carried
+    /// from one square to another): out of line, so that the common path
+    /// stays small.
+    #[inline(never)]
+    fn make_special(&mut self, mv: Move, from: usize, to: usize) -> (Option<Piece>, UntouchedUndo) {
+        let touched = Touched::of(mv, self.dims());
+        let untouched = self.untouched.clear(touched.indices);
+        (self.board.make_at(mv, from, to), untouched)
+    }
+
+    /// Takes back [`Position::make_special`].
+    #[inline(never)]
+    fn unmake_special(&mut self, mv: Move, record: &UndoRecord, from: usize, to: usize) {
+        let touched = Touched::of(mv, self.dims());
+        self.board.unmake_at(mv, record.captured, from, to);
+        self.untouched.restore(touched.indices, record.untouched);
+    }
+
     /// Takes back the last move played, whose record this is: board, turn,
     /// castling rights, en-passant square, clocks and untouched squares are
     /// as before it.
     pub fn undo(&mut self, record: UndoRecord) {
         let mv = record.mv;
-        let [from, to, rook_from, rook_to] = Touched::of(mv, self.dims()).indices;
-        movegen::unmake_at(&mut self.board, mv, record.captured, from, to);
-        // All four were read before the move: where squares coincide
-        // (castling in Chess960-like setups) the values agree.
-        let [was_from, was_to, was_rook_from, was_rook_to] = record.untouched;
-        self.untouched[from] = was_from;
-        self.untouched[to] = was_to;
-        self.untouched[rook_from] = was_rook_from;
-        self.untouched[rook_to] = was_rook_to;
+        let dims = self.dims();
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        match mv.kind {
+            MoveKind::Normal | MoveKind::DoubleStep if from != to => {
+                match record.mover {
+                    Some(mover) => self.board.uncarry_at(from, to, mover, record.captured),
+                    // Nothing was carried (not a legal move): the general way.
+                    None => self.board.unmake_at(mv, record.captured, from, to),
+                }
+                self.untouched.restore([from, to], record.untouched);
+            }
+            _ => self.unmake_special(mv, &record, from, to),
+        }
         self.turn = record.turn;
         self.castling = record.castling;
         self.en_passant = record.en_passant;
