@@ -104,9 +104,12 @@ pub(super) struct Pipes {
     queued: Vec<u8>,
     written: usize,
     stdout: PipeReader,
-    /// Answer bytes read and not handed out: `buf[start..]`.
+    /// Answer bytes read and not handed out: `buf[start..end]`. The rest
+    /// of `buf` is room for the next read, zeroed once when it grows
+    /// rather than on every read.
     buf: Vec<u8>,
     start: usize,
+    end: usize,
     /// How much of `buf[start..]` is known to hold no line end.
     scanned: usize,
     eof: bool,
@@ -151,6 +154,7 @@ impl Pipes {
             stdout,
             buf: Vec::new(),
             start: 0,
+            end: 0,
             scanned: 0,
             eof: false,
             stderr: Some(stderr),
@@ -225,7 +229,7 @@ impl Pipes {
 
     /// One complete line from the buffer, or a verdict on it.
     fn take_line(&mut self) -> Option<Answer> {
-        let pending = &self.buf[self.start..];
+        let pending = &self.buf[self.start..self.end];
         match pending[self.scanned..].iter().position(|&b| b == b'\n') {
             Some(at) => {
                 let len = self.scanned + at;
@@ -241,9 +245,9 @@ impl Pipes {
                 let text = String::from_utf8_lossy(line).into_owned();
                 self.start += len + 1;
                 self.scanned = 0;
-                if self.start == self.buf.len() {
-                    self.buf.clear();
+                if self.start == self.end {
                     self.start = 0;
+                    self.end = 0;
                 }
                 Some(Answer::Line(text))
             }
@@ -257,14 +261,14 @@ impl Pipes {
 
     /// At end of file: a last unterminated line, then `Eof`.
     fn take_rest(&mut self) -> Answer {
-        let rest = &self.buf[self.start..];
+        let rest = &self.buf[self.start..self.end];
         if rest.is_empty() {
             return Answer::Eof;
         }
         self.consumed += rest.len();
         let text = String::from_utf8_lossy(rest).into_owned();
-        self.buf.clear();
         self.start = 0;
+        self.end = 0;
         self.scanned = 0;
         if self.consumed > self.max_total.saturating_add(self.allowance) {
             return Answer::TooMuch;
@@ -296,30 +300,30 @@ impl Pipes {
 
     /// One read of stdout; `true` if it got bytes or end of file.
     fn read_stdout(&mut self) -> bool {
-        if self.start > 0 && self.start >= self.buf.len() / 2 {
-            self.buf.drain(..self.start);
+        if self.start > 0 && self.start >= self.end / 2 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.start = 0;
         }
-        let old = self.buf.len();
-        self.buf.resize(old + CHUNK, 0);
+        if self.buf.len() < self.end + CHUNK {
+            self.buf.resize(self.end + CHUNK, 0);
+        }
         let got = loop {
-            match self.stdout.read(&mut self.buf[old..]) {
+            match self.stdout.read(&mut self.buf[self.end..]) {
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 other => break other,
             }
         };
         match got {
             Ok(0) => {
-                self.buf.truncate(old);
                 self.eof = true;
                 true
             }
             Ok(n) => {
-                self.buf.truncate(old + n);
+                self.end += n;
                 true
             }
             Err(e) => {
-                self.buf.truncate(old);
                 if e.kind() != ErrorKind::WouldBlock {
                     self.eof = true; // an unreadable pipe ends the answers
                     return true;
