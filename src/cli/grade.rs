@@ -34,17 +34,22 @@ pub fn grade(
     output: &OutputArgs,
 ) -> u8 {
     let limits = limit_args.limits();
-    let console_upload = console.forces_console()
-        || subject.submission.as_deref().is_some_and(|dir| {
-            args.input.apply();
-            let found = discover(args).found;
-            match submission::recognise(dir) {
-                Some(UploadKind::Console) => chessgrade::console::wants_console(&found),
-                Some(UploadKind::Lab3) | None => chessgrade::console::only_console(&found),
-            }
-        });
-    if subject.engine.is_none() && console_upload {
-        return grade_console(args, subject, console, limit_args, output);
+    if subject.engine.is_none() && (console.forces_console() || subject.submission.is_some()) {
+        // The scenarios, walked once here, decide how an upload is graded
+        // (see the module doc); a console run is handed them.
+        args.input.apply();
+        let found = discover(args).found;
+        let console_upload = console.forces_console()
+            || subject
+                .submission
+                .as_deref()
+                .is_some_and(|dir| match submission::recognise(dir) {
+                    Some(UploadKind::Console) => chessgrade::console::wants_console(&found),
+                    Some(UploadKind::Lab3) | None => chessgrade::console::only_console(&found),
+                });
+        if console_upload {
+            return grade_console(&found, args, subject, console, limit_args, output);
+        }
     }
     // Keep the build (and its temporary folder) alive for the whole run.
     let (command, name, notes, failed, _build) = match (&subject.submission, &subject.engine) {
@@ -185,6 +190,7 @@ fn resolve(program: &std::path::Path) -> Option<PathBuf> {
 /// scenario first and builds the shim (exit 2 with the reasons otherwise),
 /// then the upload is built (or `--program` taken) and each scenario run on it.
 fn grade_console(
+    found: &[Found],
     args: &ScenarioArgs,
     subject: &SubjectArgs,
     console: &ConsoleArgs,
@@ -198,10 +204,8 @@ fn grade_console(
             return 2;
         }
     };
-    args.input.apply();
-    let found = discover(args).found;
     let store = SnapshotStore::new(&args.snapshots);
-    let grader = match ConsoleGrader::new(&found, &store, options) {
+    let grader = match ConsoleGrader::new(found, &store, options) {
         Ok(g) => g,
         Err(e) => {
             for line in e.messages() {
