@@ -164,16 +164,15 @@ impl Layout {
 }
 
 fn random_role(rng: &mut Rng, kings: bool) -> Role {
-    const ROLES: [Role; 6] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
-    let weights = [4, 2, 2, 2, 1, u32::from(kings)];
-    ROLES[rng.weighted(&weights)]
+    // Weights in `Role::ALL`'s order; Mystery pieces are never placed.
+    let weights = Role::ALL.map(|role| match role {
+        Role::Pawn => 4,
+        Role::Knight | Role::Bishop | Role::Rook => 2,
+        Role::Queen => 1,
+        Role::King => u32::from(kings),
+        Role::Mystery => 0,
+    });
+    Role::ALL[rng.weighted(&weights)]
 }
 
 fn random_color(rng: &mut Rng) -> Color {
