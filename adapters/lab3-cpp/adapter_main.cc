@@ -584,6 +584,17 @@ void fork_spare()
     g_inpos = 0;
 }
 
+// Waits for child `pid`, through interruptions; false if it cannot be waited for.
+bool reap(pid_t pid, int *status)
+{
+    while (waitpid(pid, status, 0) < 0)
+    {
+        if (errno != EINTR)
+            return false;
+    }
+    return true;
+}
+
 // Ends the spare that will not be used (the server quits).
 void drop_spare()
 {
@@ -591,9 +602,7 @@ void drop_spare()
         return;
     close(g_go);
     g_go = -1;
-    while (waitpid(g_spare, nullptr, 0) < 0 && errno == EINTR)
-    {
-    }
+    reap(g_spare, nullptr);
     g_spare = -1;
 }
 
@@ -626,9 +635,7 @@ pid_t hand_over_to_spare()
     g_spare = -1;
     if (left > 0)
     {
-        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR)
-        {
-        }
+        reap(pid, nullptr);
         return -1;
     }
     return pid;
@@ -658,18 +665,10 @@ bool begin_session()
         }
     }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-    {
-        if (errno != EINTR)
-        {
-            answer_cstr("ENDED exit -1");
-            flush_all();
-            fork_spare();
-            return false;
-        }
-    }
     std::string s = "ENDED ";
-    if (WIFEXITED(status))
+    if (!reap(pid, &status))
+        s += "exit -1";
+    else if (WIFEXITED(status))
     {
         s += "exit ";
         append_int(s, WEXITSTATUS(status));
