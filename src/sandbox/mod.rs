@@ -50,8 +50,10 @@
 //! tells a process that ended on its own ([`OutputClosed::Ended`]) from one
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
+mod jail;
 mod sweep;
 
+pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UID, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 
 use std::ffi::OsString;
@@ -189,8 +191,9 @@ pub enum OutputClosed {
 }
 
 /// Starts `cmd` in `workdir` under `limits`: a process group of its own,
-/// a cleared environment (PATH, HOME = workdir, LANG=C, the sandbox marker,
-/// plus `env`), and rlimits.
+/// a cleared environment (PATH, HOME and TMPDIR = workdir, LANG=C, the
+/// sandbox marker, plus `env`), rlimits, and the confinement of
+/// [`jail`](self::jail) (its own folders, no network, no signal out).
 pub fn spawn(
     cmd: &EngineCommand,
     limits: &Limits,
@@ -207,6 +210,7 @@ pub fn spawn(
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", workdir)
+        .env("TMPDIR", workdir)
         .env("LANG", "C")
         .stdin(Stdio::piped());
     for (k, v) in env {
@@ -226,7 +230,9 @@ pub fn spawn(
             (reader, None)
         }
     };
-    confine(&mut command, limits);
+    let grants = Grants::for_command(&cmd.program, &cmd.args, env);
+    let confinement = jail::Confinement::prepare(&grants, workdir)?;
+    confine(&mut command, limits, confinement);
     let mut child = command.spawn()?;
     // The parent's copies of the write ends close with `command`, so the
     // reader sees end of file once the process tree lets go of them.
@@ -270,15 +276,16 @@ pub fn spawn(
 /// waiting for the leader ever fail).
 const SIGKILLED: i32 = nix::sys::signal::Signal::SIGKILL as i32;
 
-/// Puts the child in its own process group and applies the rlimits
-/// between fork and exec.
-fn confine(command: &mut Command, limits: &Limits) {
+/// Puts the child in its own process group, applies the rlimits and enters
+/// the confinement between fork and exec.
+fn confine(command: &mut Command, limits: &Limits, mut confinement: jail::Confinement) {
     use nix::sys::resource::{Resource, setrlimit};
     command.process_group(0);
     let limits = limits.clone();
     // RLIMIT_NPROC counts every process of the user: leave room for
-    // `max_processes` more than run now. Root is exempt from it anyway.
-    let uid = sweep::own_uid();
+    // `max_processes` more than run now. Root is exempt from it anyway, but
+    // a root grader's submissions run as a uid of their own.
+    let uid = isolation().uid.unwrap_or_else(sweep::own_uid);
     let nproc = limits
         .max_processes
         .filter(|_| uid != 0)
@@ -308,10 +315,11 @@ fn confine(command: &mut Command, limits: &Limits) {
         if let Some(n) = nproc {
             set(Resource::RLIMIT_NPROC, n, n)?;
         }
-        Ok(())
+        confinement.enter()
     };
-    // SAFETY: setrlimit is async-signal-safe, and the closure allocates
-    // nothing (everything was computed before the fork).
+    // SAFETY: setrlimit, unshare, setresuid and the Landlock calls are
+    // async-signal-safe, and the closure allocates nothing (everything,
+    // the Landlock ruleset included, was prepared before the fork).
     unsafe {
         command.pre_exec(apply);
     }
