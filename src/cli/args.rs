@@ -207,6 +207,11 @@ pub struct LimitArgs {
     /// subprocesses included) is killed after it.
     #[arg(long, default_value_t = 120.0, value_parser = compile_seconds)]
     pub compile_timeout: f64,
+    /// Refuse to grade (exit 2) unless every isolation mechanism is in force:
+    /// Landlock with signal scoping, a network namespace, and (as root) a uid of
+    /// the submission's own. Without it, what holds is reported.
+    #[arg(long)]
+    pub require_isolation: bool,
 }
 
 impl LimitArgs {
@@ -220,6 +225,21 @@ impl LimitArgs {
             max_output_bytes: self.max_output_mb.saturating_mul(1 << 20),
             ..chessgrade::subject::Limits::default()
         }
+    }
+
+    /// The isolation submissions get, as a report line
+    /// (`isolation: landlock abi 7, no network, uid 65534`); with
+    /// `--require-isolation`, what is missing as the error when not all of
+    /// it holds.
+    pub fn isolation(&self) -> Result<String, String> {
+        let iso = chessgrade::sandbox::isolation();
+        if self.require_isolation && !iso.complete() {
+            return Err(format!(
+                "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
+                iso.missing().join("; ")
+            ));
+        }
+        Ok(format!("isolation: {iso}"))
     }
 
     /// How long a build may take.
