@@ -196,7 +196,25 @@ impl Arena {
 
     /// Runs chessgrade with the arena's cache.
     fn chessgrade(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+        self.chessgrade_as(None, args)
+    }
+
+    /// Runs chessgrade with the arena's cache, as `uid` (through
+    /// `setpriv`) when given.
+    fn chessgrade_as(&self, uid: Option<u32>, args: &[&str]) -> Output {
+        let mut command = match uid {
+            None => Command::new(env!("CARGO_BIN_EXE_chessgrade")),
+            Some(uid) => {
+                let mut c = Command::new("setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={uid}"))
+                    .arg("--clear-groups")
+                    .arg(env!("CARGO_BIN_EXE_chessgrade"))
+                    .env("HOME", self.dir.path());
+                c
+            }
+        };
+        command
             .args(args)
             .args(["--color", "never"])
             .env("XDG_CACHE_HOME", self.path("cache"))
@@ -240,6 +258,11 @@ fn assert_cache_intact(cache: &Path) {
 /// Grades a class of `fixture` and its hostile copies on `scenarios`:
 /// every member earns `full` points and nothing outside changed.
 fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
+    hostile_class_as(None, fixture, scenarios, full);
+}
+
+/// [`hostile_class`] with the grader run as `uid` (`None`: as the test).
+fn hostile_class_as(uid: Option<u32>, fixture: &str, scenarios: &[&str], full: &str) {
     if !confinement_available() {
         return;
     }
@@ -268,11 +291,17 @@ fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
         "--jobs",
         "2",
     ]);
-    let run = arena.chessgrade(&args);
+    let run = arena.chessgrade_as(uid, &args);
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("isolation: landlock abi"), "{stdout}");
+    if uid.is_some() {
+        assert!(
+            stdout.contains(", no network, the grader's uid"),
+            "{stdout}"
+        );
+    }
     // The class report is complete: every member, every scenario passed.
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -320,6 +349,40 @@ fn hostile_console_programs_in_a_class_earn_what_their_correct_part_earns() {
             "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
         ],
         "4/4",
+    );
+}
+
+/// The same class graded by an unprivileged grader (uid 1000, when the
+/// tests run as root): the network namespace is made inside a user
+/// namespace and submissions keep the grader's uid; Landlock alone keeps
+/// them from each other and from the grader.
+#[test]
+fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_part_earns() {
+    const UID: u32 = 1000;
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipping: the tests do not run as root, so they are the unprivileged grader");
+        return;
+    }
+    let probe = Command::new("setpriv")
+        .args([
+            &format!("--reuid={UID}"),
+            &format!("--regid={UID}"),
+            "--clear-groups",
+        ])
+        .arg(env!("CARGO_BIN_EXE_chessgrade"))
+        .arg("--version")
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "skipping: uid {UID} cannot run the built chessgrade here (setpriv, or a private checkout)"
+        );
+        return;
+    }
+    hostile_class_as(
+        Some(UID),
+        "submissions/lab3-correct",
+        &["scenarios/lab3/pawns"],
+        "9/9",
     );
 }
 

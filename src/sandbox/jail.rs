@@ -86,9 +86,10 @@ pub struct Isolation {
     /// How the network is cut off (`None`: it is not, beyond Landlock's TCP
     /// rules where the ABI has them).
     pub netns: Option<NetNamespace>,
-    /// The uid submissions run as (`None`: the grader's own, which is not
-    /// root).
+    /// The uid submissions run as (`None`: the grader's own).
     pub uid: Option<u32>,
+    /// The grader runs as root: then submissions must not keep its uid.
+    pub grader_is_root: bool,
 }
 
 impl Isolation {
@@ -124,6 +125,9 @@ impl Isolation {
         }
         if !self.no_network() {
             missing.push("a network namespace (the kernel refused one)");
+        }
+        if self.grader_is_root && self.uid.is_none() {
+            missing.push("a uid of their own (the grader is root and could not drop it)");
         }
         missing
     }
@@ -176,6 +180,7 @@ fn probe() -> Isolation {
         landlock_abi: probe_landlock(),
         netns,
         uid: uid.flatten(),
+        grader_is_root: root,
     }
 }
 
@@ -405,6 +410,7 @@ mod tests {
             landlock_abi: Some(7),
             netns: Some(NetNamespace::Direct),
             uid: Some(65534),
+            grader_is_root: true,
         };
         assert_eq!(full.to_string(), "landlock abi 7, no network, uid 65534");
         assert!(full.complete());
@@ -412,6 +418,7 @@ mod tests {
             landlock_abi: Some(4),
             netns: None,
             uid: None,
+            grader_is_root: false,
         };
         assert_eq!(
             old.to_string(),
@@ -422,12 +429,14 @@ mod tests {
             landlock_abi: None,
             netns: None,
             uid: None,
+            grader_is_root: true,
         };
         assert_eq!(
             none.to_string(),
             "no landlock (files readable), network open, the grader's uid"
         );
         assert!(!none.complete());
+        assert_eq!(none.missing().len(), 3, "{:?}", none.missing());
     }
 
     #[test]
