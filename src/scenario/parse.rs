@@ -50,8 +50,8 @@ use crate::engine::{
     syntax,
 };
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_till, take_till1, take_while};
-use nom::character::complete::{anychar, char, digit0, i32, i64, space0};
+use nom::bytes::complete::{tag, take_till1, take_while};
+use nom::character::complete::{anychar, char, digit0, i32, space0};
 use nom::combinator::{
     all_consuming, consumed, cut, eof, map, map_opt, map_parser, map_res, not, opt, peek,
     recognize, rest, value, verify,
@@ -60,7 +60,7 @@ use nom::error::{ErrorKind, FromExternalError, ParseError};
 use nom::multi::{count, many_till, many0, many0_count};
 use nom::sequence::{preceded, separated_pair, terminated};
 use nom::{IResult, Input, Parser};
-use nom_locate::{LocatedSpan, position};
+use nom_locate::LocatedSpan;
 
 /// The UTF-8 byte-order mark some Windows editors put at the start of a file.
 const BOM: char = '\u{feff}';
@@ -261,16 +261,20 @@ fn header<'a>(input: Span<'a>) -> PResult<'a, Directives> {
 
 /// The next line with content, read by `p` (what `p` leaves of the line
 /// is ignored: line kinds that refuse extra text end with [`no_more`]).
-/// Blank and comment lines before it are skipped.
 fn line<'a, O>(
     p: impl Parser<Span<'a>, Output = O, Error = Error<'a>>,
 ) -> impl Parser<Span<'a>, Output = O, Error = Error<'a>> {
-    map_parser(preceded(many0_count(blank_line), any_line), p)
+    map_parser(line_with_content, p)
 }
 
-/// A line that says nothing: blanks, perhaps a comment.
-fn blank_line(input: Span) -> PResult<()> {
-    map_parser(any_line, end_of_line).parse(input)
+/// The next line that says something: lines of blanks, perhaps with a
+/// comment, are skipped (each is still checked by [`any_line`]).
+fn line_with_content(input: Span) -> PResult<Span> {
+    let (mut input, mut text) = any_line(input)?;
+    while end_of_line(text).is_ok() {
+        (input, text) = any_line(input)?;
+    }
+    Ok((input, text))
 }
 
 /// One line, without its `\n`: trailing blanks and CRLF's CR trimmed, and
@@ -284,33 +288,45 @@ fn any_line(input: Span) -> PResult<Span> {
             problem: Problem::EndOfInput,
         }));
     }
-    let (rest, (raw, newline)) = (take_till(|c| c == '\n'), opt(char('\n'))).parse(input)?;
+    // `find` of a char is a memchr: lines are split at memory speed.
+    let newline = input.fragment().find('\n');
+    let (rest, raw) = input.take_split(newline.unwrap_or(input.fragment().len()));
+    let rest = if newline.is_some() {
+        rest.take_from(1)
+    } else {
+        rest
+    };
     let text = raw.take(raw.fragment().trim_end_matches(TRAILING).len());
     // The first line, and no `\n` after it: the file has no LF at all.
     let cr_only = newline.is_none() && raw.location_line() == 1;
-    cut(no_stray_character(cr_only)).parse(text)?;
+    no_stray_character(text, cr_only)?;
     Ok((rest, text))
 }
 
 /// Refuses a carriage return left inside a line (CR-only line endings) and
 /// a byte-order mark that is not at the start of the file.
-fn no_stray_character<'a>(cr_only: bool) -> impl Parser<Span<'a>, Output = (), Error = Error<'a>> {
-    move |text: Span<'a>| {
-        let (at, _) = take_till(|c| c == '\r' || c == BOM).parse(text)?;
-        let message = match at.fragment().chars().next() {
-            None => return Ok((at, ())),
-            Some('\r') if cr_only => {
-                "the file has CR-only line endings (classic Mac): save it with LF or CRLF line endings"
-            }
-            Some('\r') => {
-                "a carriage return (CR) inside a line: the file mixes CR-only line endings with LF; save it with LF or CRLF line endings"
-            }
-            Some(_) => {
-                "a byte-order mark (U+FEFF) inside the file (only the very start may have one)"
-            }
-        };
-        fail(at, message)
-    }
+fn no_stray_character(text: Span, cr_only: bool) -> Result<(), nom::Err<Error>> {
+    // Bytewise (no decoding): a CR is the byte 0x0d, a BOM starts with 0xef.
+    let Some((at, c)) = text
+        .fragment()
+        .bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\r' || b == 0xef)
+        .filter_map(|(i, _)| text.fragment()[i..].chars().next().map(|c| (i, c)))
+        .find(|&(_, c)| c == '\r' || c == BOM)
+    else {
+        return Ok(());
+    };
+    let message = match c {
+        '\r' if cr_only => {
+            "the file has CR-only line endings (classic Mac): save it with LF or CRLF line endings"
+        }
+        '\r' => {
+            "a carriage return (CR) inside a line: the file mixes CR-only line endings with LF; save it with LF or CRLF line endings"
+        }
+        _ => "a byte-order mark (U+FEFF) inside the file (only the very start may have one)",
+    };
+    Err(cut_error(text.take_from(at), message.to_string()))
 }
 
 // ---------------------------------------------------------------------
@@ -329,7 +345,11 @@ fn comment(input: Span) -> PResult<Span> {
 
 /// The next word: a run of non-blanks after any blanks, not a comment.
 fn word(input: Span) -> PResult<Span> {
-    preceded((space0, not(tag("//"))), take_till1(is_blank)).parse(input)
+    preceded(
+        space0,
+        verify(take_till1(is_blank), |w: &Span| !w.starts_with("//")),
+    )
+    .parse(input)
 }
 
 /// The next word, if it is `k`.
@@ -397,7 +417,8 @@ fn whole<'a, O>(
 fn number<'a>(what: &'static str) -> impl Parser<Span<'a>, Output = i64, Error = Error<'a>> {
     let signs_and_digits = recognize((take_while(|c| c == '+' || c == '-'), digit0, eof));
     alt((
-        all_consuming(i64),
+        // (`str::parse` accepts what nom's `i64` does: a sign, digits.)
+        map_res(rest, |w: Span| w.parse::<i64>()),
         // Signs and digits, yet no i64: too many digits.
         reject(signs_and_digits, move |w| {
             format!("{what} `{}` is too large", shown(w))
@@ -899,43 +920,43 @@ fn step_keyword(line: Span) -> PResult<Span> {
     verify(word, |w: &Span| STEP_KEYWORDS.contains(w.fragment())).parse(line)
 }
 
-/// A step, with its line. Its arguments are read and the rest of the line
-/// ignored (course files carry trailing marks: `movePiece 2 3 2 0 *`).
+/// A step, with its line: the first word names it (one `match`, rather
+/// than an `alt` of keywords each reading the word again). Its arguments
+/// are read and the rest of the line ignored (course files carry trailing
+/// marks: `movePiece 2 3 2 0 *`).
 fn step<'a>(
     notation: Notation,
     dims: Dims,
 ) -> impl Parser<Span<'a>, Output = Step, Error = Error<'a>> {
-    let kind = alt((
-        preceded(keyword("movePiece"), cut(move_piece)),
-        value(StepKind::IsValidScan, keyword("isValidScan")),
-        value(StepKind::UnderThreatScan, keyword("underThreatScan")),
-        preceded(keyword("move"), cut(move_text(notation, dims))),
-        value(StepKind::Stop { sentinel: false }, keyword("stop")),
-        value(StepKind::Score, keyword("score")),
-        value(StepKind::Save, keyword("save")),
-        preceded(keyword("machine"), cut(machine)),
-        preceded(
-            keyword("perft"),
-            cut(map(depth, |depth| StepKind::Perft { depth })),
-        ),
-        preceded(
-            keyword("divide"),
-            cut(map(depth, |depth| StepKind::Divide { depth })),
-        ),
-        value(StepKind::Undo, keyword("undo")),
-        value(StepKind::Redo, keyword("redo")),
-        value(StepKind::Status, keyword("status")),
-        reject(word, |w| {
-            format!(
-                "unknown step `{}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo, status, score, stop, machine or save)",
-                shown(w)
-            )
-        }),
-    ));
-    map((position, kind), |(at, kind): (Span, StepKind)| Step {
-        line: at.location_line(),
-        kind,
-    })
+    move |line: Span<'a>| {
+        let (args, name) = word(line)?;
+        let (rest, kind) = match *name.fragment() {
+            "movePiece" => cut(move_piece).parse(args)?,
+            "isValidScan" => (args, StepKind::IsValidScan),
+            "underThreatScan" => (args, StepKind::UnderThreatScan),
+            "move" => cut(move_text(notation, dims)).parse(args)?,
+            "stop" => (args, StepKind::Stop { sentinel: false }),
+            "score" => (args, StepKind::Score),
+            "save" => (args, StepKind::Save),
+            "machine" => cut(machine).parse(args)?,
+            "perft" => cut(map(depth, |depth| StepKind::Perft { depth })).parse(args)?,
+            "divide" => cut(map(depth, |depth| StepKind::Divide { depth })).parse(args)?,
+            "undo" => (args, StepKind::Undo),
+            "redo" => (args, StepKind::Redo),
+            "status" => (args, StepKind::Status),
+            other => {
+                return Err(cut_error(
+                    name,
+                    format!(
+                        "unknown step `{}` (expected movePiece, isValidScan, underThreatScan, move, perft, divide, undo, redo, status, score, stop, machine or save)",
+                        shown(other)
+                    ),
+                ));
+            }
+        };
+        let line = name.location_line();
+        Ok((rest, Step { line, kind }))
+    }
 }
 
 /// `movePiece <row> <col> <row> <col>` (after the keyword); coordinates
