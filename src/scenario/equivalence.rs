@@ -445,3 +445,69 @@ fn huge_and_hostile_inputs_read_alike() {
         );
     }
 }
+
+/// Best of `n` wall times of `f`.
+fn best_of(n: usize, mut f: impl FnMut()) -> std::time::Duration {
+    (0..n)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f();
+            start.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+/// `cargo test --lib scenario::equivalence::speed -- --ignored --nocapture`:
+/// the two parsers' times on the same inputs, in the same binary.
+#[test]
+#[ignore]
+fn speed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    txt_files(&root.join("scenarios"), &mut files);
+    txt_files(&root.join("../shared/lab3-course/configs"), &mut files);
+    let files: Vec<String> = files
+        .into_iter()
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .collect();
+    let mut generated = crate::r#gen::GenOptions::new(RuleSetId::Standard, 1, 3);
+    generated.steps = Some(10_000);
+    let generated = crate::r#gen::generate(&generated).unwrap().scenarios[0]
+        .text
+        .clone();
+    let big_lab3 = format!(
+        "// a large Lab 3 scenario\n1\n8 8\nw k 7 4\nb k 0 4\nw r 7 0\nb r 0 0\n~\n{}",
+        "movePiece 7 0 6 0\nmovePiece 0 0 1 0\nisValidScan\nmovePiece 6 0 7 0 // back\nmovePiece 1 0 0 0\nunderThreatScan\n"
+            .repeat(40_000)
+    );
+    let one_long_line = format!("1\n4 4\n~\nmovePiece 1 1 1 1{}\n", " 1".repeat(1 << 20));
+    let cases: [(&str, Vec<&str>); 4] = [
+        (
+            "bundled + course files, 299 small files",
+            files.iter().map(String::as_str).collect(),
+        ),
+        ("generated standard, 10,000 steps", vec![generated.as_str()]),
+        ("Lab 3, 240,000 steps (4.6 MB)", vec![big_lab3.as_str()]),
+        ("one line of a million words", vec![one_long_line.as_str()]),
+    ];
+    for (name, inputs) in &cases {
+        let bytes: usize = inputs.iter().map(|t| t.len()).sum();
+        let time =
+            |f: fn(&str) -> Result<crate::scenario::Scenario, crate::scenario::Diagnostic>| {
+                best_of(7, || {
+                    for text in inputs {
+                        std::hint::black_box(f(std::hint::black_box(text)).is_ok());
+                    }
+                })
+            };
+        let old = time(legacy::parse);
+        let new = time(parse::parse);
+        eprintln!(
+            "{name:45} {bytes:>9} bytes   old {:>9.2?}   new {:>9.2?}   new/old {:.2}",
+            old,
+            new,
+            new.as_secs_f64() / old.as_secs_f64()
+        );
+    }
+}
