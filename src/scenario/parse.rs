@@ -1499,4 +1499,136 @@ mod tests {
         assert_eq!((l, c), (1, 17));
         assert!(m.contains("dr,dc"), "{m}");
     }
+
+    #[test]
+    fn tabs_separate_and_indent_and_count_as_one_column() {
+        let s = parse("\t1\n4\t\t4\nw\tk 0\t0\n\t~\n\tmovePiece\t0 0\t1 1\n").unwrap();
+        assert_eq!(s.placements.len(), 1);
+        assert_eq!(s.steps[0].line, 5);
+        // The caret counts a tab as one column, as the source window shows it.
+        let (l, c, m) = err("1\n4 4\n\tw\tz 0 0\n~\n");
+        assert_eq!(
+            (l, c, m.as_str()),
+            (3, 4, "unknown piece `z` (expected k, q, r, b, n or p)")
+        );
+    }
+
+    #[test]
+    fn crlf_and_trailing_blanks_change_no_column_and_no_end() {
+        // Trailing blanks and CR are not part of the line: a missing word
+        // is reported just past the last character that shows.
+        let (l, c, m) = err("1\r\n4 4 \t \r\n~\r\nmovePiece 1 1 1 \t\r\n");
+        assert_eq!((l, c), (4, 16), "{m}");
+        let e = parse("1\r\n4 4\r\nw k 1 1  \r\n").unwrap_err();
+        assert_eq!((e.line, e.col), (3, 8));
+        assert_eq!(e.source_line.as_deref(), Some("w k 1 1"));
+        // Every line kind takes trailing blanks: `~`, a picture row, `w`.
+        let s = parse("1 \nboard \n--k \t\nK-- \nw \n~ \t\nstatus \n").unwrap();
+        assert_eq!((s.dims.rows(), s.dims.cols(), s.steps.len()), (2, 3, 1));
+    }
+
+    #[test]
+    fn a_bom_is_not_a_column_and_its_file_may_use_crlf() {
+        let (l, c, m) = err("\u{feff}x\r\n");
+        assert_eq!((l, c), (1, 1));
+        assert!(
+            m.contains("expected a whole number for the points, found `x`"),
+            "{m}"
+        );
+        let with = parse("\u{feff}// c\r\n1\r\n1 1\r\n~\r\n").unwrap();
+        assert_eq!(with, parse("// c\n1\n1 1\n~\n").unwrap());
+        // Two BOMs: the second is inside the file.
+        let (l, c, m) = err("\u{feff}\u{feff}1\n1 1\n~\n");
+        assert_eq!((l, c), (1, 1));
+        assert!(m.contains("byte-order mark"), "{m}");
+    }
+
+    #[test]
+    fn numbers_that_overflow_say_so_at_their_word() {
+        let cases = [
+            (
+                "4294967296\n1 1\n~\n",
+                (1, 1),
+                "points must be between 0 and 4294967295, found 4294967296",
+            ),
+            ("+7\n1 1\n~\nperft +8\n", (0, 0), ""),
+            (
+                "1\n9223372036854775808 1\n~\n",
+                (2, 1),
+                "the rows `9223372036854775808` is too large",
+            ),
+            (
+                "1\n-9223372036854775809 1\n~\n",
+                (2, 1),
+                "the rows `-9223372036854775809` is too large",
+            ),
+            (
+                "1\n4 4\nw k 0 99999999999999999999\n~\n",
+                (3, 7),
+                "the column `99999999999999999999` is too large",
+            ),
+            (
+                "1\n4 4\n~\nmovePiece 0 0 0 -99999999999999999999\n",
+                (4, 17),
+                "a coordinate `-99999999999999999999` is too large",
+            ),
+            (
+                "1\n4 4\n~\nmachine 18446744073709551616\n",
+                (4, 9),
+                "expected a seed from 0 to 18446744073709551615, found `18446744073709551616`",
+            ),
+            (
+                "1\n4 4\n~\nperft 4294967296\n",
+                (4, 7),
+                "depth must be between 0 and 8, found 4294967296",
+            ),
+            (
+                "@mystery leaper 1,2 value 4294967296\n1\n1 1\n~\n",
+                (1, 27),
+                "a value is 0 or more, found 4294967296",
+            ),
+            (
+                "@mystery leaper 2147483648,1\n1\n1 1\n~\n",
+                (1, 17),
+                "expected an offset `dr,dc`, found `2147483648,1`",
+            ),
+        ];
+        for (text, at, message) in cases {
+            match parse(text) {
+                Ok(s) => {
+                    assert_eq!(at, (0, 0), "{text:?} parsed");
+                    assert_eq!(
+                        (s.points, s.steps[0].kind.text()),
+                        (7, "perft 8".to_string())
+                    );
+                }
+                Err(e) => assert_eq!(
+                    ((e.line, e.col), e.message.as_str()),
+                    (at, message),
+                    "{text:?}"
+                ),
+            }
+        }
+        let s = parse("1\n4 4\n~\nmachine 18446744073709551615\n").unwrap();
+        assert_eq!(s.steps[0].kind, StepKind::Machine { seed: u64::MAX });
+    }
+
+    #[test]
+    fn a_file_that_ends_early_is_reported_after_its_last_line_with_content() {
+        // Blank and comment lines after it do not move the caret.
+        let (l, c, m) = err("1\n4 4\nw k 1 1 // a king\n\n// more\n   \n");
+        assert_eq!((l, c), (3, 18), "{m}");
+        assert!(m.contains("missing `~`"), "{m}");
+        // No line with content at all: line 1, column 1.
+        let (l, c, m) = err("// only a comment\n\n");
+        assert_eq!((l, c), (1, 1), "{m}");
+        assert!(m.contains("empty"), "{m}");
+        // Directives alone: after the last one. No newline at the end: the same.
+        let (l, c, m) = err("@rules jhu\n@visibility hidden");
+        assert_eq!((l, c), (2, 19), "{m}");
+        assert!(m.contains("expected the points line"), "{m}");
+        let (l, c, m) = err("1\n4 4\nw k 1 1");
+        assert_eq!((l, c), (3, 8), "{m}");
+        assert!(m.contains("missing `~`"), "{m}");
+    }
 }
