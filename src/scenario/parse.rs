@@ -1,46 +1,54 @@
-//! The scenario parser: a nom grammar of the format, line kind by line
-//! kind, and a thin layer that turns where it stopped into a
-//! [`Diagnostic`].
+//! The scenario parser: a nom grammar of the format, one small parser per
+//! kind of line, and a thin layer that turns where the grammar stopped into
+//! a [`Diagnostic`].
 //!
 //! # Why it is shaped this way
 //!
 //! A scenario is a sequence of lines whose meaning depends on what came
 //! before (the `@rules` line decides how a `move` is written, the size line
 //! which squares exist, `@mystery` whether `m` is a piece), so the grammar is
-//! written top down as the file reads — [`scenario`]: the header's
-//! directives, the points line, the setup, the placements, `~`, the steps —
+//! written top down as the file reads — [`scenario`]: the [`header`]'s
+//! directives, the [`points`] line, the setup ([`size`], [`fen_setup`] or
+//! [`board_picture`]), the [`placement`]s, the [`tilde`], the [`step`]s —
 //! and each stage hands what it learnt to the parsers of the lines after
-//! it. Each line kind is a small named parser over the line's words
-//! ([`size`], [`placement`], [`step`], ...), run by [`line`], which skips
-//! blank and comment lines and gives its parser one line, trimmed.
+//! it. [`line()`] runs a line parser on the next line with content: blank and
+//! comment lines are skipped, trailing blanks and CRLF's CR trimmed, a stray
+//! CR or byte-order mark refused ([`any_line`]).
 //!
-//! Every error is a message for a person, with the caret on the word at
-//! fault, so the grammar follows two rules:
+//! Every error is a message for a person with the caret on the word at
+//! fault, so the grammar keeps two rules:
 //!
-//! - A line parser first recognises its kind from the first word
-//!   (`keyword("movePiece")`, a word starting with `@`, ...) and then
-//!   commits with `cut`: past that point a failure is that line's
+//! - A line parser first recognises its kind by its first word (`fen`,
+//!   `board`, `~`, a word starting with `@`; a step's name, matched once)
+//!   and then commits with `cut`: past that point a failure is that line's
 //!   diagnostic, never a cue to try another kind of line. Before it, a
 //!   failure only means "not this kind", and `alt` / `many0` move on.
-//! - A line's shape (how many words) is checked before its values, as the
-//!   messages promise: a short line says `missing value` at its end, a long
-//!   one `unexpected extra text` on the first extra word, and only then is
-//!   each word read ([`number`], [`whole`]). Steps read their arguments
-//!   and ignore the rest of the line, as the course grader does.
+//!   [`reject`] is the other way to commit: where its parser matches, the
+//!   input is wrong (`alt((all_consuming(number), reject(digits, "too
+//!   large"), reject(rest, "not a number")))`).
+//! - A line's shape (how many words, [`arg`] and [`no_more`]) is checked
+//!   before its values, as the messages promise: a short line says `missing
+//!   value` at its end, a long one `unexpected extra text` on the first extra
+//!   word, and only then is each word read ([`number`], [`whole`], ...).
+//!   Steps read their arguments and ignore the rest of the line, as the
+//!   course grader does.
 //!
 //! Positions come from [`nom_locate`]: every word is a [`Span`] that knows
-//! its line and byte offset, and a column is counted (in characters, from
-//! the start of its line) only for the one error reported. The layer at the
-//! bottom ([`diagnostic`]) turns the error's span into `line:col` and the
-//! trimmed source line for the caret display; an error about the file
-//! ending early points just past the last line with content.
+//! its line and byte offset. A column is counted (in characters from the
+//! start of its line) only for the one error reported: [`diagnostic`] turns
+//! the error's span into `line:col` and the trimmed source line for the
+//! caret display; an error about the file ending early ([`required`])
+//! points just past the last line with content.
 //!
-//! Everything here is linear in the size of the input: each parser moves
-//! forward over its line (a line is at most re-read by the next alternative
-//! after its first word said "not this kind"), nothing is recounted from the
-//! start of a line but for the one error, and any word echoed in a message
-//! is shortened (see [`shown`]), so a hostile file of megabytes of words is
-//! parsed in time proportional to its size and its errors stay short.
+//! Everything here is linear in the size of the input: lines are split by
+//! memchr, each parser moves forward over its line (a line is read again
+//! only by the next alternative after its first word said "not this kind"),
+//! nothing is recounted from the start of a line but for the one error, and
+//! any word echoed in a message is shortened ([`shown`]), so a hostile file
+//! of megabytes of words is parsed in time proportional to its size and its
+//! errors stay short. On ordinary files the grammar takes 2-2.6x the time of
+//! the hand-written tokenizer it replaced (about 20 µs for a typical
+//! scenario file); on a line of a million words it is 8x faster.
 
 use super::ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
 use super::diagnostic::Diagnostic;
