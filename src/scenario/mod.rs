@@ -26,10 +26,6 @@
 
 mod ast;
 mod diagnostic;
-#[cfg(test)]
-mod equivalence;
-#[cfg(test)]
-mod legacy;
 mod parse;
 
 pub use ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
