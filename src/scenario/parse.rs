@@ -24,8 +24,8 @@
 //!   diagnostic, never a cue to try another kind of line. Before it, a
 //!   failure only means "not this kind", and `alt` / `many0` move on.
 //!   [`reject`] is the other way to commit: where its parser matches, the
-//!   input is wrong (`alt((all_consuming(number), reject(digits, "too
-//!   large"), reject(rest, "not a number")))`).
+//!   input is wrong ([`number`] is `alt((an i64, reject(signs and digits,
+//!   "too large"), reject(anything else, "not a whole number")))`).
 //! - A line's shape (how many words, [`arg`] and [`no_more`]) is checked
 //!   before its values, as the messages promise: a short line says `missing
 //!   value` at its end, a long one `unexpected extra text` on the first extra
