@@ -63,6 +63,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,6 +169,36 @@ bool write_full(int fd, const void *p, size_t n)
             continue;
         else
             return false;
+    }
+    return true;
+}
+
+// Writes [a, a + na) then [b, b + nb) on a blocking descriptor, in one writev when the pipe
+// takes both (the reader wakes once, not once per part); false on an error.
+bool write_two(int fd, const void *a, size_t na, const void *b, size_t nb)
+{
+    struct iovec iov[2] = {{const_cast<void *>(a), na}, {const_cast<void *>(b), nb}};
+    struct iovec *v = iov;
+    int count = 2;
+    while (count > 0)
+    {
+        ssize_t r = writev(fd, v, count);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return false;
+        size_t done = static_cast<size_t>(r);
+        while (count > 0 && done >= v->iov_len)
+        {
+            done -= v->iov_len;
+            v++;
+            count--;
+        }
+        if (count > 0)
+        {
+            v->iov_base = static_cast<char *>(v->iov_base) + done;
+            v->iov_len -= done;
+        }
     }
     return true;
 }
@@ -884,11 +915,18 @@ int zygote_loop(int ctl, int rep)
             }
             _exit(0);
         }
-        // a spare that is gone (nothing of the student's ran in it) is replaced
-        int status = 0;
-        if (g_spare >= 0 && waitpid(g_spare, &status, WNOHANG) == g_spare)
+        // the order's header and its first requests go to the spare in one write; a spare
+        // that is gone (nothing of the student's ran in it: its pipe has no reader) is
+        // replaced by a fresh one
+        size_t first = order.len < sizeof buf ? order.len : sizeof buf;
+        if (read_full(ctl, buf, first) != first)
+            _exit(0); // the front is gone; so is its sandbox
+        bool handed = g_spare >= 0 && write_two(g_go, &order, sizeof order, buf, first);
+        if (g_spare >= 0 && !handed)
         {
             close(g_go);
+            g_go = -1;
+            reap(g_spare, nullptr);
             g_spare = -1;
         }
         if (g_spare < 0)
@@ -896,25 +934,26 @@ int zygote_loop(int ctl, int rep)
             mine = fork_spare(ctl, rep);
             if (mine >= 0)
                 return mine;
+            handed = g_spare >= 0 && write_two(g_go, &order, sizeof order, buf, first);
         }
         Report report = {kChildEnded, 0};
+        int status = 0;
         if (g_spare < 0)
         {
-            if (!skip_order(ctl, order.len, buf, sizeof buf))
+            if (!skip_order(ctl, order.len - first, buf, sizeof buf))
                 _exit(0);
             report = Report{kForkFailed, g_spare_errno};
         }
         else
         {
-            // hand the spare its scenario; should it be gone meanwhile, the rest is dropped
+            // the rest of the requests; should the child be gone meanwhile, they are dropped
             // and its wait status reported
-            bool handed = write_full(g_go, &order, sizeof order);
-            size_t left = order.len;
+            size_t left = order.len - first;
             while (left > 0)
             {
                 size_t n = read_full(ctl, buf, left < sizeof buf ? left : sizeof buf);
                 if (n == 0)
-                    _exit(0); // the front is gone; so is its sandbox
+                    _exit(0);
                 if (handed)
                     handed = write_full(g_go, buf, n);
                 left -= n;
@@ -1004,12 +1043,31 @@ bool ends_session(const char *p, size_t len)
 // stack that student code sees the same however the requests arrived.
 [[noreturn]] void child_main(int go)
 {
+    // the order and its first requests, usually in one read
     Order order;
-    if (read_full(go, &order, sizeof order) != sizeof order || order.magic != kOrderMagic)
+    struct iovec iov[2] = {{&order, sizeof order}, {g_req.data, g_req.cap}};
+    ssize_t r;
+    do
+        r = readv(go, iov, 2);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
         _exit(0); // a spare that no scenario came to: nothing of the student's ran
-    g_req.len = 0;
+    size_t got = static_cast<size_t>(r);
+    if (got < sizeof order)
+    {
+        size_t rest = sizeof order - got;
+        if (read_full(go, reinterpret_cast<char *>(&order) + got, rest) != rest)
+            _exit(0);
+        got = 0;
+    }
+    else
+        got -= sizeof order;
+    if (order.magic != kOrderMagic || got > order.len)
+        _exit(0);
+    g_req.len = got;
     reserve(g_req, order.len);
-    if (read_full(go, g_req.data, order.len) != order.len)
+    size_t rest = order.len - got;
+    if (read_full(go, g_req.data + got, rest) != rest)
         _exit(0);
     g_req.len = order.len;
     close(go);
@@ -1086,8 +1144,7 @@ void begin_session()
     {
         size_t len = g_req.len - g_reqpos;
         Order order = {kOrderMagic, static_cast<uint32_t>(len)};
-        bool sent = write_full(g_zygote_ctl, &order, sizeof order) &&
-                    write_full(g_zygote_ctl, g_req.data + g_reqpos, len);
+        bool sent = write_two(g_zygote_ctl, &order, sizeof order, g_req.data + g_reqpos, len);
         if (!sent || read_full(g_zygote_rep, &report, sizeof report) != sizeof report)
             report = Report{kZygoteGone, 0};
     }
