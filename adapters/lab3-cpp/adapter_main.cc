@@ -872,6 +872,7 @@ int fork_spare(int ctl, int rep)
         close(go[1]);
         close(ctl);
         close(rep);
+        g_spare_errno = 0; // the zygote's history, not the child's
         return go[0];
     }
     close(go[0]);
@@ -1110,6 +1111,7 @@ bool ends_session(const char *p, size_t len)
         end = g_req.len;
 
     scrub_stack();
+    errno = 0;
     size_t pos = 0;
     while (pos < end)
     {
