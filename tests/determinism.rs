@@ -7,7 +7,7 @@
 //! held before the scenario. Under the fork server before the zygote (each
 //! child a fork of a front whose heap grew with every request it read) the
 //! 151 course configs gave 96 failures graded one process per scenario, 102
-//! with `--jobs 1` and 97 to 101 with `--jobs 4` from run to run (six
+//! with `--jobs 1` and 96 to 101 with `--jobs 4` from run to run (six
 //! `part3_4x4_*` configs flipped); now every run gives the verdicts of one
 //! process per scenario. The whole corpus is used: a run takes about a second.
 
