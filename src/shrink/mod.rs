@@ -276,7 +276,11 @@ fn cut(s: &Scenario, axis_row: bool, at: i64) -> Option<Scenario> {
         .placements
         .iter()
         .filter(|p| {
-            let v = if axis_row { p.square.row } else { p.square.col } as i64;
+            let v = if axis_row {
+                p.square.row()
+            } else {
+                p.square.col()
+            } as i64;
             v != at
         })
         .filter_map(|p| {
