@@ -13,9 +13,11 @@
 
 mod error;
 mod serve;
+mod session;
 
 pub use error::{HelloError, RequestError, ServeError};
 pub use serve::{serve, serve_version};
+pub use session::{check_session, request_lines};
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
 use crate::engine::{GameStatus, MoveError, MysteryShape, RuleSet, RuleSetId, Scores};
