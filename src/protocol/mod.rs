@@ -17,7 +17,7 @@ mod session;
 
 pub use error::{HelloError, RequestError, ServeError};
 pub use serve::{serve, serve_version};
-pub use session::{check_session, request_lines};
+pub use session::{Fault, SessionError, check_session, request_lines};
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
 use crate::engine::{GameStatus, MoveError, MysteryShape, RuleSet, RuleSetId, Scores};
