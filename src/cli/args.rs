@@ -70,7 +70,8 @@ pub struct ConsoleArgs {
     /// (the starter files a student must not change).
     #[arg(long)]
     pub overlay: Option<PathBuf>,
-    /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+    /// Console grading: the dialects' texts, the keys of src/console/texts.json to change
+    /// (merged over the built-in ones).
     #[arg(long)]
     pub console_texts: Option<PathBuf>,
 }
