@@ -37,7 +37,7 @@ fn requests(path: &Path, out: &mut Vec<u8>) {
     reqs.extend(s.placements.iter().map(|p| Request::Place {
         color: p.color,
         role: p.role,
-        square: p.square,
+        square: p.square.coord(),
     }));
     reqs.push(Request::Board);
     for step in &s.steps {

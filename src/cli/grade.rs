@@ -216,7 +216,7 @@ fn grade_console(
             return 2;
         }
     };
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     let grader = match ConsoleGrader::new(found, &store, options) {
         Ok(g) => g,
         Err(e) => {

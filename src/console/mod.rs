@@ -5,8 +5,8 @@
 //! A scenario is first turned into a [`Plan`] by its course's dialect
 //! ([`jhu`], [`cuhk`]), on the reference engine: the line of input each step
 //! becomes, and the exact lines the course's program prints for it. The
-//! dialects' texts are data ([`Texts`], `texts.json`, which staff can
-//! replace with `--console-texts FILE`). A scenario that a dialect cannot
+//! dialects' texts are data ([`Texts`], `texts.json`, whose keys staff can
+//! override with `--console-texts FILE`). A scenario that a dialect cannot
 //! express (a setup the program cannot reach, a step it has no command for)
 //! is [`NotGradable`] before anything runs: a staff-side problem, never a
 //! student's 0.
