@@ -162,7 +162,7 @@ fn scenario_requests(path: &Path) -> Vec<u8> {
     reqs.extend(s.placements.iter().map(|p| Request::Place {
         color: p.color,
         role: p.role,
-        square: p.square,
+        square: p.square.coord(),
     }));
     reqs.push(Request::Board);
     for step in &s.steps {
