@@ -5,22 +5,22 @@
 //! are the scenario's snapshot, or the reference engine's trace when it has
 //! none.
 
-use super::args::{SnapshotArgs, SubjectArgs};
+use super::args::{LimitArgs, SnapshotArgs, SubjectArgs};
 use chessgrade::explain::{RenderOptions, explain, render};
 use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
 use chessgrade::runner;
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::{EngineSubject, Limits, ProcessSubject, Subject};
+use chessgrade::subject::{EngineSubject, ProcessSubject, Subject};
 use chessgrade::submission::{self, BuildError};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub struct ExplainArgs {
     pub scenario: PathBuf,
     pub subject: SubjectArgs,
     pub snapshot: SnapshotArgs,
+    pub limits: LimitArgs,
     pub line: Option<u32>,
     pub all: bool,
     pub ascii: bool,
@@ -63,11 +63,11 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
             return 2;
         }
     };
-    let limits = Limits::default();
+    let limits = a.limits.limits();
     let (mut subject, name, _build): (Box<dyn Subject>, String, _) =
         match (&a.subject.submission, &a.subject.engine) {
             (Some(dir), _) => {
-                let options = a.subject.cpp_options(Duration::from_secs(300));
+                let options = a.subject.cpp_options(a.limits.compile_timeout());
                 match submission::build_cpp(dir, &options) {
                     Ok(build) => (
                         Box::new(ProcessSubject::new(build.command.clone(), limits)),
@@ -85,13 +85,14 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
                 }
             }
             (None, Some(engine)) => {
-                let cmd = match super::grade::engine_command(engine, a.subject.command.clone()) {
-                    Ok(cmd) => cmd,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                };
+                let cmd =
+                    match chessgrade::grading::engine_command(engine, a.subject.command.clone()) {
+                        Ok(cmd) => cmd,
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return 2;
+                        }
+                    };
                 let name = format!("engine {}", cmd.program.display());
                 (Box::new(ProcessSubject::new(cmd, limits)), name, None)
             }

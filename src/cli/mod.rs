@@ -137,6 +137,8 @@ enum Command {
         ascii: bool,
         #[command(flatten)]
         snapshot: SnapshotArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
@@ -242,13 +244,30 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
     },
 }
 
-/// Parses the command line, runs the command, and returns its exit code.
+/// Parses the command line, runs the command, and returns its exit code:
+/// the command's own, or 2 with the staff error's message (its notes
+/// first, as `note:` lines).
 pub fn main() -> u8 {
+    match dispatch() {
+        Ok(code) => code,
+        Err(e) => {
+            for note in e.notes() {
+                eprintln!("note: {note}");
+            }
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            2
+        }
+    }
+}
+
+fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
     let cli = Cli::parse();
     setup_color(cli.color);
-    match cli.command {
+    Ok(match cli.command {
         Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
-            batch::list(&scenarios)
+            batch::list(&scenarios)?
         }
         Command::Run {
             scenarios,
@@ -256,7 +275,7 @@ pub fn main() -> u8 {
             accept,
             reference,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output),
+        } => run::run(&scenarios, update, accept, &reference, &output)?,
         Command::Trace {
             file,
             reference,
@@ -269,7 +288,7 @@ pub fn main() -> u8 {
             console,
             limits,
             output,
-        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output),
+        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output)?,
         Command::Grade {
             subject:
                 SubjectArgs {
@@ -278,12 +297,11 @@ pub fn main() -> u8 {
                 },
             ..
         } if chessgrade::class::looks_like_class(&dir) => {
-            eprintln!(
-                "error: {} holds several submission folders; grade them all with `--class {}`",
+            return Err(chessgrade::grading::StaffError::Usage(format!(
+                "{} holds several submission folders; grade them all with `--class {}`",
                 dir.display(),
                 dir.display()
-            );
-            2
+            )));
         }
         Command::Grade {
             scenarios,
@@ -292,7 +310,7 @@ pub fn main() -> u8 {
             limits,
             output,
             class: None,
-        } => grade::grade(&scenarios, &subject, &console, &limits, &output),
+        } => grade::grade(&scenarios, &subject, &console, &limits, &output)?,
         Command::Gen {
             rules,
             count,
@@ -339,15 +357,17 @@ pub fn main() -> u8 {
             all,
             ascii,
             snapshot,
+            limits,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
             subject,
             snapshot,
+            limits,
             line,
             all,
             ascii,
         }),
-    }
+    })
 }
 
 fn setup_color(choice: ColorChoice) {
