@@ -39,6 +39,9 @@ pub fn grade(
         Some(engine) => Some(grading::engine_command(engine, subject.command.clone())?),
         None => None,
     };
+    if let Some(dir) = subject.submission.as_ref().filter(|d| !d.is_dir()) {
+        return Err(StaffError::MissingUpload(dir.clone()));
+    }
     let discovered = spec.discover()?;
     let store = spec.store();
     let prepared = match (engine, &subject.submission, &console.program) {

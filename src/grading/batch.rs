@@ -240,3 +240,92 @@ impl Outcome {
         .with_run(self.identity.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(dir: &std::path::Path) -> BatchSpec {
+        BatchSpec {
+            paths: vec![dir.to_path_buf()],
+            root: dir.to_path_buf(),
+            snapshots: dir.join("snapshots"),
+            filters: Vec::new(),
+            exact: false,
+            partition: None,
+            jobs: 1,
+            fail_fast: false,
+            allow_empty: false,
+            mode: SnapshotMode::Check,
+        }
+    }
+
+    #[test]
+    fn an_empty_selection_is_the_staffs_error_naming_what_was_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = spec(dir.path()).discover().unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("no scenario selected: "), "{text}");
+        assert!(
+            text.contains("has no *.txt scenario file (pass --allow-empty"),
+            "{text}"
+        );
+        let mut filtered = spec(dir.path());
+        filtered.filters = vec!["kings".into()];
+        let text = filtered.discover().unwrap_err().to_string();
+        assert!(text.contains("matches --filter kings"), "{text}");
+        let mut allowed = spec(dir.path());
+        allowed.allow_empty = true;
+        assert!(allowed.discover().unwrap().found.is_empty());
+    }
+
+    /// Counts what a batch tells its reporter.
+    #[derive(Default)]
+    struct Count {
+        notes: Vec<String>,
+        results: usize,
+        started: Option<usize>,
+    }
+    impl Events for Count {
+        fn note(&mut self, note: &str) {
+            self.notes.push(note.to_string());
+        }
+        fn started(&mut self, count: usize) {
+            self.started = Some(count);
+        }
+        fn scenario(&mut self, _: &ScenarioResult) {
+            self.results += 1;
+        }
+    }
+
+    #[test]
+    fn a_batch_runs_reports_events_and_knows_its_exit_code() {
+        let dir = tempfile::tempdir().unwrap();
+        // Passes on the reference engine once accepted; fails unchecked.
+        std::fs::write(
+            dir.path().join("king.txt"),
+            "1\n3 3\nw k 1 1\n~\nisValidScan\n",
+        )
+        .unwrap();
+        let engine = Prepared::reference(Duration::from_secs(10));
+        let mut check = spec(dir.path());
+        let mut events = Count::default();
+        let outcome = check.run(
+            check.discover().unwrap(),
+            &engine,
+            vec!["isolation: test".into()],
+            &mut events,
+        );
+        // No snapshot yet: a failure (exit 1), reported as it ran.
+        assert_eq!(outcome.exit_code(), 1);
+        assert_eq!((events.started, events.results), (Some(1), 1));
+        assert_eq!(events.notes, ["isolation: test"]);
+        assert_eq!(outcome.report().notes, ["isolation: test"]);
+        check.mode = SnapshotMode::Accept;
+        let accepted = check.run(check.discover().unwrap(), &engine, Vec::new(), &mut Silent);
+        assert_eq!(accepted.exit_code(), 0);
+        check.mode = SnapshotMode::Check;
+        let again = check.run(check.discover().unwrap(), &engine, Vec::new(), &mut Silent);
+        assert_eq!((again.exit_code(), again.summary.passed), (0, 1));
+    }
+}

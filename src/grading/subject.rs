@@ -76,19 +76,27 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
     if !console::wants_console(found) {
         return Ok(UploadKind::Lab3);
     }
-    let console_names: Vec<String> = found
-        .iter()
-        .filter(|f| {
-            crate::scenario::load(&f.path)
-                .is_ok_and(|s| console::Dialect::of(s.directives.rules).is_some())
-        })
-        .map(runner::name_of)
-        .collect();
+    let (console_count, others): (usize, Vec<&Found>) = found.iter().fold(
+        (0, Vec::new()),
+        |(n, mut others), f| match crate::scenario::load(&f.path) {
+            Ok(s) if console::Dialect::of(s.directives.rules).is_some() => (n + 1, others),
+            Ok(_) => {
+                others.push(f);
+                (n, others)
+            }
+            Err(_) => (n, others),
+        },
+    );
+    let first = others
+        .first()
+        .map_or(String::new(), |f| f.path.display().to_string());
+    let more = match others.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
     Err(StaffError::MixedCourses(format!(
-        "the selected scenarios belong to several courses: {} of {} are a console course's (e.g. {}), the rest are not; grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
-        console_names.len(),
-        found.len(),
-        console_names.first().map_or("", String::as_str)
+        "{first}{more}: not gradable by console: the selected scenarios mix courses ({console_count} for a console program, {} of other courses); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+        others.len()
     )))
 }
 
@@ -186,7 +194,14 @@ impl Plan {
             // Reported once, in the notes; each scenario names only the
             // first line, not 151 copies of the compiler's output.
             Err(BuildError::Compile(msg)) => {
-                let first = msg.lines().next().unwrap_or("").to_string();
+                // The compiler's first error, else its first line (for a
+                // make build, the command it ran).
+                let first = msg
+                    .lines()
+                    .find(|l| l.contains("error"))
+                    .or_else(|| msg.lines().next())
+                    .unwrap_or("")
+                    .to_string();
                 notes.push(format!("compile error:\n{msg}"));
                 if let Plan::Lab3 { cpp, .. } = self {
                     notes.push(compiled(started, cpp));
@@ -469,4 +484,109 @@ pub fn engine_command(
         })
         .collect();
     Ok(EngineCommand { program, args })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(dir: &Path, name: &str, text: &str) -> Found {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        Found {
+            path,
+            rel: PathBuf::from(name),
+        }
+    }
+
+    const LAB3: &str = "1\n3 3\nw k 1 1\n~\nisValidScan\n";
+
+    #[test]
+    fn the_scenarios_decide_the_kind_and_a_mix_of_courses_is_the_staffs_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let lab3 = found(dir.path(), "a.txt", LAB3);
+        let bundled = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/jhu/check/check_picture_and_its_three_answers.txt"
+        );
+        let jhu = found(
+            dir.path(),
+            "b.txt",
+            &std::fs::read_to_string(bundled).unwrap(),
+        );
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&lab3), false).unwrap(),
+            UploadKind::Lab3
+        );
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&jhu), false).unwrap(),
+            UploadKind::Console
+        );
+        // A console flag makes a console run whatever the scenarios.
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&lab3), true).unwrap(),
+            UploadKind::Console
+        );
+        let mixed = upload_kind(&[lab3, jhu], false).unwrap_err();
+        assert!(matches!(mixed, StaffError::MixedCourses(_)), "{mixed}");
+        let text = mixed.to_string();
+        assert!(text.ends_with("a.txt: not gradable by console: the selected scenarios mix courses (1 for a console program, 1 of other courses); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)"), "{text}");
+    }
+
+    #[test]
+    fn a_missing_upload_folder_is_the_staffs_error_before_any_build() {
+        let plan = Plan::Lab3 {
+            // A compiler that does not exist: never started.
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+        };
+        let err = plan.build(Path::new("/nonexistent/upload")).unwrap_err();
+        assert!(matches!(err, StaffError::MissingUpload(_)), "{err}");
+        assert!(
+            err.to_string()
+                .contains("/nonexistent/upload does not exist")
+        );
+    }
+
+    #[test]
+    fn an_upload_of_the_other_kind_fails_every_scenario_without_running_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let scenarios = tempfile::tempdir().unwrap();
+        // A console upload (a .cpp with main, no ChessBoard.hh) on a Lab 3 plan.
+        std::fs::write(dir.path().join("main.cpp"), "int main() {}\n").unwrap();
+        let plan = Plan::Lab3 {
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+        };
+        let prepared = plan.build(dir.path()).unwrap();
+        let kind = prepared.not_run().expect("nothing to run").clone();
+        assert!(matches!(kind, FailureKind::NotRecognised(_)), "{kind:?}");
+        assert!(prepared.subject().is_none());
+        let f = found(scenarios.path(), "a.txt", LAB3);
+        let store = SnapshotStore::new(scenarios.path());
+        let mut seen = 0;
+        let results = prepared.run(&[f], 1, &store, SnapshotMode::Check, false, |_| seen += 1);
+        assert_eq!((results.len(), seen), (1, 1));
+        assert!(results[0].is_failure());
+        assert!(prepared.notes[0].starts_with("not a recognised submission: no ChessBoard.hh"));
+    }
+
+    #[test]
+    fn program_needs_a_console_plan_and_an_executable() {
+        let plan = Plan::Lab3 {
+            cpp: CppOptions::new("g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+        };
+        assert!(matches!(
+            plan.program(Path::new("/bin/true")),
+            Err(StaffError::Usage(_))
+        ));
+        let missing = engine_command("/nonexistent/engine --fast", Vec::new()).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "the engine `/nonexistent/engine` does not exist or is not executable"
+        );
+        let empty = engine_command("", Vec::new()).unwrap_err();
+        assert!(empty.to_string().starts_with("--engine needs a command"));
+    }
 }
