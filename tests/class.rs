@@ -646,7 +646,7 @@ fn a_console_class_the_staff_cannot_grade_stops_before_any_build() {
     assert_eq!(
         err.lines().collect::<Vec<_>>(),
         [
-            "error: scenarios/lab3/pawns/double_step_from_start_rows.txt: not gradable by console: the selected scenarios mix courses (1 for a console program, 1 of other courses); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+            "error: the selected scenarios mix courses: 1 are a console course's (e.g. scenarios/jhu/save/save_after_a_few_moves.txt), 1 are not (e.g. scenarios/lab3/pawns/double_step_from_start_rows.txt: not gradable by console); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
         ]
     );
     // Nothing was built or graded: not even the class's first line.

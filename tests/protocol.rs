@@ -183,7 +183,7 @@ fn a_256_by_256_scan_streams_in_bounded_memory_and_times_out() {
     let (code, report) = grade_with(
         cmd,
         &[
-            "scenarios/lab3/board-sizes/two_fifty_six_by_two_fifty_six.txt",
+            "scenarios/lab3-beyond-the-interface/two_fifty_six_by_two_fifty_six.txt",
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
         ],
         &["--timeout", "2", "--memory-mb", "256", "--jobs", "1"],

@@ -30,6 +30,9 @@ pub enum StaffError {
     /// The selection is empty: what was searched and how to accept it,
     /// with the walk's notes (what it skipped may be why).
     NoScenario { message: String, notes: Vec<String> },
+    /// Scenarios the chosen kind of subject cannot run, one line each and a
+    /// last line saying what it means.
+    NotGradable(Vec<String>),
     /// The scenarios belong to several courses whose programs differ.
     MixedCourses(String),
     /// A class folder that cannot be read or holds no submission.
@@ -54,6 +57,7 @@ impl StaffError {
     pub fn messages(&self) -> Vec<String> {
         match self {
             StaffError::Console(e) => e.messages(),
+            StaffError::NotGradable(lines) => lines.clone(),
             other => other.to_string().lines().map(str::to_string).collect(),
         }
     }
@@ -82,6 +86,7 @@ impl fmt::Display for StaffError {
             ),
             StaffError::Build(m) => write!(f, "cannot build the submission: {m}"),
             StaffError::Console(e) => write!(f, "{e}"),
+            StaffError::NotGradable(lines) => f.write_str(&lines.join("\n")),
             StaffError::Output { target, error } => {
                 write!(f, "cannot write the report to {target}: {error}")
             }

@@ -76,28 +76,86 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
     if !console::wants_console(found) {
         return Ok(UploadKind::Lab3);
     }
-    let (console_count, others): (usize, Vec<&Found>) = found.iter().fold(
-        (0, Vec::new()),
-        |(n, mut others), f| match crate::scenario::load(&f.path) {
-            Ok(s) if console::Dialect::of(s.directives.rules).is_some() => (n + 1, others),
-            Ok(_) => {
-                others.push(f);
-                (n, others)
-            }
-            Err(_) => (n, others),
-        },
+    let (console, others): (Vec<_>, Vec<_>) = found
+        .iter()
+        .filter_map(|f| crate::scenario::load(&f.path).ok().map(|s| (f, s)))
+        .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules).is_some());
+    let (console, others): (Vec<&Found>, Vec<&Found>) = (
+        console.into_iter().map(|(f, _)| f).collect(),
+        others.into_iter().map(|(f, _)| f).collect(),
     );
-    let first = others
-        .first()
-        .map_or(String::new(), |f| f.path.display().to_string());
-    let more = match others.len() {
-        0 | 1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
+    let example = |v: &[&Found]| {
+        v.first()
+            .map_or(String::new(), |f| f.path.display().to_string())
     };
     Err(StaffError::MixedCourses(format!(
-        "{first}{more}: not gradable by console: the selected scenarios mix courses ({console_count} for a console program, {} of other courses); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
-        others.len()
+        "the selected scenarios mix courses: {} are a console course's (e.g. {}), {} are not (e.g. {}: not gradable by console); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+        console.len(),
+        example(&console),
+        others.len(),
+        example(&others),
     )))
+}
+
+/// Checks, before anything is built, that every scenario can be put to a
+/// Lab 3 upload through the course's interface: the `lab3` rules, and only
+/// the pieces it has letters for (king, rook, bishop, pawn). A scenario
+/// that does not load is left to the run (it is reported there, located).
+fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
+    const LETTERS: &str = "king, rook, bishop and pawn";
+    let mut problems = Vec::new();
+    for f in found {
+        let Ok(s) = crate::scenario::load(&f.path) else {
+            continue;
+        };
+        let name = f.path.display();
+        if s.directives.rules != crate::engine::RuleSetId::Lab3 {
+            problems.push(format!(
+                "{name}: not gradable on a Lab 3 upload: `@rules {}` is another course's (a Lab 3 upload plays lab3 only)",
+                s.directives.rules.name()
+            ));
+            continue;
+        }
+        let beyond = s
+            .placements
+            .iter()
+            .find(|p| {
+                !matches!(
+                    p.role,
+                    crate::domain::Role::King
+                        | crate::domain::Role::Rook
+                        | crate::domain::Role::Bishop
+                        | crate::domain::Role::Pawn
+                )
+            })
+            .map(|p| format!("line {}: a {:?}", p.line, p.role).to_lowercase())
+            .or_else(|| {
+                let fen = s.fen.as_deref()?;
+                let board = fen.split_whitespace().next().unwrap_or("");
+                board
+                    .chars()
+                    .find(|c| "qnmQNM".contains(*c))
+                    .map(|c| format!("its FEN places `{c}`"))
+            });
+        if let Some(what) = beyond {
+            problems.push(format!(
+                "{name}: not gradable on a Lab 3 upload: {what}, but the course's interface has letters for the {LETTERS} only"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let n = problems.len();
+    const SHOWN: usize = 8;
+    if n > SHOWN {
+        problems.truncate(SHOWN);
+        problems.push(format!("… and {} more", n - SHOWN));
+    }
+    problems.push(format!(
+        "{n} scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)"
+    ));
+    Err(StaffError::NotGradable(problems))
 }
 
 impl Plan {
@@ -111,10 +169,13 @@ impl Plan {
         options: &UploadOptions,
     ) -> Result<Plan, StaffError> {
         Ok(match upload_kind(found, options.force_console)? {
-            UploadKind::Lab3 => Plan::Lab3 {
-                cpp: options.cpp.clone(),
-                limits: options.limits.clone(),
-            },
+            UploadKind::Lab3 => {
+                check_lab3(found)?;
+                Plan::Lab3 {
+                    cpp: options.cpp.clone(),
+                    limits: options.limits.clone(),
+                }
+            }
             UploadKind::Console => Plan::Console(Arc::new(ConsoleGrader::new(
                 found,
                 store,
@@ -530,7 +591,54 @@ mod tests {
         let mixed = upload_kind(&[lab3, jhu], false).unwrap_err();
         assert!(matches!(mixed, StaffError::MixedCourses(_)), "{mixed}");
         let text = mixed.to_string();
-        assert!(text.ends_with("a.txt: not gradable by console: the selected scenarios mix courses (1 for a console program, 1 of other courses); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)"), "{text}");
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        assert_eq!(
+            text,
+            format!(
+                "the selected scenarios mix courses: 1 are a console course's (e.g. {}), 1 are not (e.g. {}: not gradable by console); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+                b.display(),
+                a.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_lab3_plan_refuses_other_rules_and_pieces_the_interface_has_no_letter_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let options = UploadOptions {
+            cpp: CppOptions::new("g++", Duration::from_secs(1)),
+            console: ConsoleOptions::new(Default::default(), Limits::default()),
+            force_console: false,
+            limits: Limits::default(),
+        };
+        let fine = found(dir.path(), "fine.txt", LAB3);
+        assert!(matches!(
+            Plan::for_uploads(std::slice::from_ref(&fine), &store, &options),
+            Ok(Plan::Lab3 { .. })
+        ));
+        let knight = found(
+            dir.path(),
+            "n.txt",
+            "1\n3 3\nw k 0 0\nb n 2 2\n~\nisValidScan\n",
+        );
+        let standard = found(
+            dir.path(),
+            "s.txt",
+            "@rules standard\n1\n3 3\nw k 0 0\n~\nisValidScan\n",
+        );
+        let err = Plan::for_uploads(&[fine, knight, standard], &store, &options).unwrap_err();
+        let lines = err.messages();
+        let n = dir.path().join("n.txt");
+        let s = dir.path().join("s.txt");
+        assert_eq!(
+            lines,
+            [
+                format!("{}: not gradable on a Lab 3 upload: line 4: a knight, but the course's interface has letters for the king, rook, bishop and pawn only", n.display()),
+                format!("{}: not gradable on a Lab 3 upload: `@rules standard` is another course's (a Lab 3 upload plays lab3 only)", s.display()),
+                "2 scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)".to_string(),
+            ]
+        );
     }
 
     #[test]
