@@ -81,7 +81,13 @@ fn serve_passes_every_bundled_scenario_of_every_rule_set() {
     assert_eq!(scenarios(&report).len(), bundled_count());
     assert_eq!(
         rule_sets(&report).into_iter().collect::<Vec<_>>(),
-        ["cuhk", "jhu", "lab3", "standard"]
+        [
+            "cuhk",
+            "jhu",
+            "lab3",
+            "lab3-beyond-the-interface",
+            "standard"
+        ]
     );
     assert_eq!(code, Some(0));
 }

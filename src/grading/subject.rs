@@ -252,25 +252,18 @@ impl Plan {
                 notes = build_notes;
                 (run, keep)
             }
-            // Reported once, in the notes; each scenario names only the
-            // first line, not 151 copies of the compiler's output.
+            // Reported once, in the notes; each scenario points there,
+            // not 151 copies of the compiler's output.
             Err(BuildError::Compile(msg)) => {
-                // The compiler's first error, else its first line (for a
-                // make build, the command it ran).
-                let first = msg
-                    .lines()
-                    .find(|l| l.contains("error"))
-                    .or_else(|| msg.lines().next())
-                    .unwrap_or("")
-                    .to_string();
                 notes.push(format!("compile error:\n{msg}"));
                 if let Plan::Lab3 { cpp, .. } = self {
                     notes.push(compiled(started, cpp));
                 }
                 (
-                    Run::Failed(FailureKind::CompileError(format!(
-                        "{first}\n(the compiler's whole message is shown once, above the scenarios)"
-                    ))),
+                    Run::Failed(FailureKind::CompileError(
+                        "(the compiler's whole message is shown once, in the notes above the scenarios)"
+                            .into(),
+                    )),
                     Keep::Nothing,
                 )
             }
