@@ -61,6 +61,7 @@ pub fn grade_class(
         },
         e => e,
     })?;
+    spec.check_snapshots(&found)?;
     for note in &skipped {
         eprintln!("note: {}", terminal(note));
     }

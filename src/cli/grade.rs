@@ -43,6 +43,7 @@ pub fn grade(
         return Err(StaffError::MissingUpload(dir.clone()));
     }
     let discovered = spec.discover()?;
+    spec.check_snapshots(&discovered.found)?;
     let store = spec.store();
     let prepared = match (engine, &subject.submission, &console.program) {
         (Some(command), _, _) => Plan::Engine {
