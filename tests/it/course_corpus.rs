@@ -8,14 +8,13 @@
 //! `CHESSGRADE_LAB3_CORPUS` points it elsewhere.
 
 use chessgrade::compare::compare;
+use crate::helpers;
 use std::path::PathBuf;
-
-mod common;
 
 fn corpus_dir() -> Option<PathBuf> {
     match std::env::var_os("CHESSGRADE_LAB3_CORPUS") {
         Some(dir) => Some(PathBuf::from(dir)),
-        None => common::shared("lab3-course"),
+        None => helpers::shared("lab3-course"),
     }
 }
 

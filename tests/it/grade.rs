@@ -4,6 +4,7 @@
 //! their verdicts checked against each fixture's `EXPECT` file.
 
 use std::collections::{BTreeSet, HashMap};
+use crate::helpers;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
@@ -15,8 +16,6 @@ fn root() -> PathBuf {
 fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/submissions").join(name)
 }
-
-mod common;
 
 /// Each fixture compiled once per test binary, by the library's own build
 /// (what `grade --submission` runs), and shared by every test that grades
@@ -58,7 +57,7 @@ fn refs(v: &[String]) -> Vec<&str> {
 
 /// The course corpus, or `None` (and a notice) where it is absent outside CI.
 fn corpus() -> Option<PathBuf> {
-    common::shared("lab3-course")
+    helpers::shared("lab3-course")
 }
 
 fn chessgrade(args: &[&str]) -> Output {
