@@ -7,8 +7,8 @@
 //! so and passes, except under CI (`CI` set), where its absence is a failure.
 //! `CHESSGRADE_LAB3_CORPUS` points it elsewhere.
 
-use chessgrade::compare::compare;
 use crate::helpers;
+use chessgrade::compare::compare;
 use std::path::PathBuf;
 
 fn corpus_dir() -> Option<PathBuf> {

@@ -15,8 +15,8 @@
 //! repository: where they are absent the tests say so and pass, except under
 //! CI (`CI` set). `CHESSGRADE_PERFT_SUITES` points them elsewhere.
 
-use chessgrade::engine::{Castling, MoveKind, Position, RoleSet, RuleSet};
 use crate::helpers;
+use chessgrade::engine::{Castling, MoveKind, Position, RoleSet, RuleSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
