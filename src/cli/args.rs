@@ -70,7 +70,8 @@ pub struct ConsoleArgs {
     /// (the starter files a student must not change).
     #[arg(long)]
     pub overlay: Option<PathBuf>,
-    /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+    /// Console grading: the dialects' texts, the keys of src/console/texts.json to change
+    /// (merged over the built-in ones).
     #[arg(long)]
     pub console_texts: Option<PathBuf>,
 }
@@ -105,11 +106,10 @@ impl ConsoleArgs {
     }
 }
 
+/// Where a scenario's expected answers are: `run`, `grade`, `explain` and
+/// `shrink` each flatten it, so the two flags mean the same everywhere.
 #[derive(Args)]
-pub struct ScenarioArgs {
-    /// Scenario files or folders (folders are searched for *.txt).
-    #[arg(default_value = "scenarios")]
-    pub paths: Vec<PathBuf>,
+pub struct SnapshotArgs {
     /// Folder holding the expected answers: `scenario@<name>.snap` files, or
     /// `<stem>.expected` traces (the course corpus layout).
     #[arg(long, default_value = "snapshots")]
@@ -117,6 +117,15 @@ pub struct ScenarioArgs {
     /// Scenario root: snapshot names are paths relative to it.
     #[arg(long, default_value = "scenarios")]
     pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ScenarioArgs {
+    /// Scenario files or folders (folders are searched for *.txt).
+    #[arg(default_value = "scenarios")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub snapshot: SnapshotArgs,
     /// Run only this slice of the scenarios (`slice:K/N`), to split a run across machines.
     #[arg(long)]
     pub partition: Option<Partition>,
@@ -207,6 +216,11 @@ pub struct LimitArgs {
     /// subprocesses included) is killed after it.
     #[arg(long, default_value_t = 120.0, value_parser = compile_seconds)]
     pub compile_timeout: f64,
+    /// Refuse to grade (exit 2) unless every isolation mechanism is in force:
+    /// Landlock with signal scoping, a network namespace, and (as root) a uid of
+    /// the submission's own. Without it, what holds is reported.
+    #[arg(long)]
+    pub require_isolation: bool,
 }
 
 impl LimitArgs {
@@ -220,6 +234,21 @@ impl LimitArgs {
             max_output_bytes: self.max_output_mb.saturating_mul(1 << 20),
             ..chessgrade::subject::Limits::default()
         }
+    }
+
+    /// The isolation submissions get, as a report line
+    /// (`isolation: landlock abi 7, no network, uid 65534`); with
+    /// `--require-isolation`, what is missing as the error when not all of
+    /// it holds.
+    pub fn isolation(&self) -> Result<String, String> {
+        let iso = chessgrade::sandbox::isolation();
+        if self.require_isolation && !iso.complete() {
+            return Err(format!(
+                "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
+                iso.missing().join("; ")
+            ));
+        }
+        Ok(format!("isolation: {iso}"))
     }
 
     /// How long a build may take.

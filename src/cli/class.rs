@@ -46,6 +46,13 @@ pub fn grade_class(
         );
         return 2;
     }
+    let isolation = match limit_args.isolation() {
+        Ok(line) => line,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     let members = match class::members(dir) {
         Ok(m) => m,
         Err(e) => {
@@ -71,7 +78,7 @@ pub fn grade_class(
         eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
         return 2;
     }
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     let uploads = if console.forces_console() || console_grading::wants_console(&found) {
         let options = match console.options(&subject.compiler, limit_args) {
             Ok(o) => o,
@@ -108,6 +115,7 @@ pub fn grade_class(
         dir.display(),
         found.len()
     );
+    println!("{isolation}");
     let bar = batch::progress(members.len(), args.quiet);
     let lines = Mutex::new(());
     let quiet = args.quiet;
@@ -135,7 +143,14 @@ pub fn grade_class(
     };
     let graded = class::grade_class(&members, &found, &store, &opts, &on_done);
     bar.finish_and_clear();
-    let reports: Vec<Report> = graded.iter().map(|g| g.report(&identity)).collect();
+    let reports: Vec<Report> = graded
+        .iter()
+        .map(|g| {
+            let mut report = g.report(&identity);
+            report.notes.push(isolation.clone());
+            report
+        })
+        .collect();
     let class_report = ClassReport::new(reports);
     println!("\n{}", terminal(&class_report.table()));
     let staff: Vec<String> = graded

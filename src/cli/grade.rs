@@ -33,6 +33,13 @@ pub fn grade(
     limit_args: &LimitArgs,
     output: &OutputArgs,
 ) -> u8 {
+    let isolation = match limit_args.isolation() {
+        Ok(line) => line,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     let limits = limit_args.limits();
     if subject.engine.is_none() && (console.forces_console() || subject.submission.is_some()) {
         // The scenarios, walked once here, decide how an upload is graded
@@ -48,7 +55,9 @@ pub fn grade(
                     Some(UploadKind::Lab3) | None => chessgrade::console::only_console(&found),
                 });
         if console_upload {
-            return grade_console(&found, args, subject, console, limit_args, output);
+            return grade_console(
+                &found, args, subject, console, limit_args, output, isolation,
+            );
         }
     }
     // Keep the build (and its temporary folder) alive for the whole run.
@@ -116,6 +125,8 @@ pub fn grade(
             return 2;
         }
     };
+    let mut notes = notes;
+    notes.push(isolation);
     let make_subject = move || -> Box<dyn Subject> {
         let cmd = command.clone().unwrap_or(EngineCommand {
             program: PathBuf::from("/bin/false"),
@@ -181,9 +192,7 @@ fn resolve(program: &std::path::Path) -> Option<PathBuf> {
     if program.components().count() > 1 {
         return runnable(program).then(|| std::path::absolute(program).ok())?;
     }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join(program))
-        .find(|p| runnable(p))
+    which::which(program).ok()
 }
 
 /// Grades a console program: the library's [`ConsoleGrader`] checks every
@@ -196,6 +205,7 @@ fn grade_console(
     console: &ConsoleArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
+    isolation: String,
 ) -> u8 {
     let options = match console.options(&subject.compiler, limit_args) {
         Ok(o) => o,
@@ -204,7 +214,7 @@ fn grade_console(
             return 2;
         }
     };
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     let grader = match ConsoleGrader::new(found, &store, options) {
         Ok(g) => g,
         Err(e) => {
@@ -266,6 +276,7 @@ fn grade_console(
             )
         }
     };
+    notes.push(isolation);
     let run = |f: &Found| grader.grade(f, &program);
     run_batch(
         args,

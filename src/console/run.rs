@@ -48,6 +48,9 @@ pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
     for (name, bytes) in &plan.files {
         std::fs::write(dir.path().join(name), bytes)?;
     }
+    // The program may rewrite the scenario's files (a save over the board
+    // it loaded): they are its own.
+    sandbox::hand_over(dir.path())?;
     let mut command = program.command.clone();
     command.args.extend(plan.args.iter().map(Into::into));
     let env: Vec<(&str, std::ffi::OsString)> = program

@@ -33,8 +33,9 @@
 //!
 //! Parallel scenarios: reapers and sweeps never call `waitpid(-1)`. The
 //! leader is reaped only by its own reaper thread (through `Child::wait`,
-//! i.e. `waitpid(pid)`); a sweep reaps only pids it killed itself, checked
-//! by start time against reuse. Another sandbox's leader, its exit status,
+//! i.e. `waitpid(pid)`); a sweep reaps only pids it killed itself or found
+//! dead among the sandbox's members as the grader's children, checked by
+//! start time against reuse. Another sandbox's leader, its exit status,
 //! or any other child of the grader is therefore never taken. After the
 //! leader is reaped and a sweep leaves nothing running, the tree is
 //! finished and later sweeps are no-ops, so a reused process group id is
@@ -50,8 +51,10 @@
 //! tells a process that ended on its own ([`OutputClosed::Ended`]) from one
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
+mod jail;
 mod sweep;
 
+pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UID, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 
 use std::ffi::OsString;
@@ -189,8 +192,9 @@ pub enum OutputClosed {
 }
 
 /// Starts `cmd` in `workdir` under `limits`: a process group of its own,
-/// a cleared environment (PATH, HOME = workdir, LANG=C, the sandbox marker,
-/// plus `env`), and rlimits.
+/// a cleared environment (PATH, HOME and TMPDIR = workdir, LANG=C, the
+/// sandbox marker, plus `env`), rlimits, and the confinement of
+/// [`jail`](self::jail) (its own folders, no network, no signal out).
 pub fn spawn(
     cmd: &EngineCommand,
     limits: &Limits,
@@ -207,6 +211,7 @@ pub fn spawn(
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", workdir)
+        .env("TMPDIR", workdir)
         .env("LANG", "C")
         .stdin(Stdio::piped());
     for (k, v) in env {
@@ -226,7 +231,9 @@ pub fn spawn(
             (reader, None)
         }
     };
-    confine(&mut command, limits);
+    let grants = Grants::for_command(&cmd.program, &cmd.args, env);
+    let confinement = jail::Confinement::prepare(&grants, workdir)?;
+    confine(&mut command, limits, confinement);
     let mut child = command.spawn()?;
     // The parent's copies of the write ends close with `command`, so the
     // reader sees end of file once the process tree lets go of them.
@@ -270,15 +277,16 @@ pub fn spawn(
 /// waiting for the leader ever fail).
 const SIGKILLED: i32 = nix::sys::signal::Signal::SIGKILL as i32;
 
-/// Puts the child in its own process group and applies the rlimits
-/// between fork and exec.
-fn confine(command: &mut Command, limits: &Limits) {
+/// Puts the child in its own process group, applies the rlimits and enters
+/// the confinement between fork and exec.
+fn confine(command: &mut Command, limits: &Limits, mut confinement: jail::Confinement) {
     use nix::sys::resource::{Resource, setrlimit};
     command.process_group(0);
     let limits = limits.clone();
     // RLIMIT_NPROC counts every process of the user: leave room for
-    // `max_processes` more than run now. Root is exempt from it anyway.
-    let uid = sweep::own_uid();
+    // `max_processes` more than run now. Root is exempt from it anyway, but
+    // a root grader's submissions run as a uid of their own.
+    let uid = isolation().uid.unwrap_or_else(sweep::own_uid);
     let nproc = limits
         .max_processes
         .filter(|_| uid != 0)
@@ -308,10 +316,11 @@ fn confine(command: &mut Command, limits: &Limits) {
         if let Some(n) = nproc {
             set(Resource::RLIMIT_NPROC, n, n)?;
         }
-        Ok(())
+        confinement.enter()
     };
-    // SAFETY: setrlimit is async-signal-safe, and the closure allocates
-    // nothing (everything was computed before the fork).
+    // SAFETY: setrlimit, unshare, setresuid and the Landlock calls are
+    // async-signal-safe, and the closure allocates nothing (everything,
+    // the Landlock ruleset included, was prepared before the fork).
     unsafe {
         command.pre_exec(apply);
     }
@@ -517,6 +526,45 @@ mod tests {
         let status = proc.end().expect("reaped");
         assert_eq!(Ending::of(status), Ending::Signalled("SIGKILL".into()));
         assert!(!proc.tree.any_alive(), "nothing of the tree survives");
+    }
+
+    /// The grader's zombie children in process group `pgid`.
+    fn zombies_in_group(pgid: u32) -> Vec<String> {
+        let me = std::process::id().to_string();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let fields: Vec<&str> = stat
+                .rsplit(')')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .collect();
+            if fields[0] == "Z" && fields[1] == me && fields[2] == pgid.to_string() {
+                found.push(stat);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn a_tree_killed_whole_leaves_no_zombie_behind() {
+        // A fork server's shape: the leader, its child (a zygote), and that
+        // child's child (a spare), all killed by the same `killpg`; the two
+        // below the leader are re-parented to the grader as zombies.
+        let (mut proc, _dir) = start("sh -c 'sleep 60 & wait' & echo ready; wait");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(proc.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert_eq!(line, "ready\n");
+        let pgid = proc.pid;
+        proc.end().expect("reaped");
+        assert_eq!(zombies_in_group(pgid), Vec::<String>::new());
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! A build that fails is the student's compile error, with the compiler's
 //! message; a tool that cannot be started is a staff-side error.
 
-use super::{Build, BuildError, cap_compiler_output, run_with_timeout};
-use crate::sandbox::EngineCommand;
+use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout};
+use crate::sandbox::{self, EngineCommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -82,22 +82,6 @@ fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Copies every file of `from` into `to` (replacing), recursively.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
-    for entry in walkdir::WalkDir::new(from).follow_links(false) {
-        let entry = entry.map_err(|e| BuildError::Io(e.to_string()))?;
-        let rel = entry.path().strip_prefix(from).expect("under the root");
-        let target = to.join(rel);
-        let io = |e: std::io::Error| BuildError::Io(format!("{}: {e}", entry.path().display()));
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).map_err(io)?;
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &target).map_err(io)?;
-        }
-    }
-    Ok(())
-}
-
 /// Builds a console upload; the program is `<root>/<binary>` (or, for
 /// CMake, `<root>/build/<binary>`).
 pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError> {
@@ -123,6 +107,7 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         }
         copy_tree(overlay, &root)?;
     }
+    sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let binary = root.join(how.binary);
     // A binary uploaded with the sources is not the student's build.
     let _ = std::fs::remove_file(&binary);

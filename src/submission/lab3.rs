@@ -12,7 +12,7 @@
 //! compile in parallel; a compile error is one message that names the
 //! student's file and line first.
 
-use super::{Build, BuildError, cap_compiler_output, run_with_timeout};
+use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout};
 use crate::sandbox::EngineCommand;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -226,10 +226,24 @@ pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> 
         .tempdir()
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let io = |e: std::io::Error| BuildError::Io(e.to_string());
+    // The build reads a private copy of the upload (no link out of it, no
+    // FIFO), owned by the sandbox's uid: never the class folder itself.
+    let copy = tmp.path().join("upload");
+    copy_tree(&found.include_dir, &copy)?;
+    let found = CppSources {
+        sources: found
+            .sources
+            .iter()
+            .map(|s| copy.join(s.strip_prefix(&found.include_dir).unwrap_or(s)))
+            .collect(),
+        include_dir: copy.clone(),
+        left_out: found.left_out,
+    };
     let glue = tmp.path().join(GLUE_FILE);
     std::fs::write(&glue, LAB3_ADAPTER_GLUE).map_err(io)?;
     let deadline = std::time::Instant::now() + options.timeout;
 
+    crate::sandbox::hand_over(tmp.path()).map_err(io)?;
     let cached = adapter_object(options, tmp.path(), deadline)?;
     let mut units = vec![Unit {
         source: glue,
@@ -252,7 +266,7 @@ pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> 
     if !failed.is_empty() {
         let texts: Vec<String> = failed
             .into_iter()
-            .map(|(_, out)| relative_paths(&out, &dir, tmp.path()))
+            .map(|(_, out)| relative_paths(&out, &copy, tmp.path()))
             .collect();
         return Err(BuildError::Compile(compile_message(&texts)));
     }
@@ -264,7 +278,7 @@ pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> 
     let (ok, out) = run_with_timeout(&options.compiler, args, tmp.path(), left)
         .map_err(|e| BuildError::Io(format!("{}: {e}", options.compiler)))?;
     if !ok {
-        let out = relative_paths(&out, &dir, tmp.path());
+        let out = relative_paths(&out, &copy, tmp.path());
         return Err(BuildError::Compile(compile_message(&[out])));
     }
     let notes = found
@@ -329,9 +343,17 @@ fn compile_all(
         .collect()
 }
 
-/// The adapter's main object for this compiler and these flags: from the
-/// cache, or compiled now and stored there (atomically: a temporary file
-/// renamed into place, so concurrent graders never see half an object).
+/// The adapter's main object for this compiler and these flags, as a file
+/// in the private build folder `workdir`: copied from the cache after its
+/// content hash checks out, or compiled now and stored there.
+///
+/// The cache is the grader's: no submission can reach it (docs/grading.md,
+/// "Guarantees"), and it is checked anyway. Each entry is the object and a
+/// `.sha256` of its bytes, each written atomically (a temporary file
+/// renamed into place, so concurrent graders never see half of one). The
+/// object is copied into the build folder first and the copy is hashed and
+/// linked, so nothing can change between the check and the link. A
+/// missing, truncated or altered entry is compiled again and replaced.
 /// Where the cache cannot be written the fresh object is used directly.
 fn adapter_object(
     options: &CppOptions,
@@ -361,14 +383,15 @@ fn adapter_object(
     key.add(&ADAPTER_VERSION.to_le_bytes());
     let cache_dir = options.cache_dir.clone().unwrap_or_else(adapter_cache_dir);
     let cached = cache_dir.join(format!("lab3-adapter-{:016x}.o", key.0));
-    if cached.is_file() {
-        return Ok(cached);
+    let object = workdir.join("adapter_main.o");
+    if verified_copy(&cached, &object) {
+        return Ok(object);
     }
     let source = workdir.join(ADAPTER_FILE);
     std::fs::write(&source, LAB3_ADAPTER).map_err(|e| BuildError::Io(e.to_string()))?;
     let unit = Unit {
         source,
-        object: workdir.join("adapter_main.o"),
+        object: object.clone(),
         student_includes: false,
     };
     let (ok, out) = compile_all(
@@ -387,16 +410,62 @@ fn adapter_object(
             options.cflags.join(" ")
         )));
     }
-    let store = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&cache_dir)?;
-        let tmp = tempfile::Builder::new()
+    // Best effort: a cache that cannot be written only costs a compile.
+    let _ = store_in_cache(&object, &cached);
+    Ok(object)
+}
+
+/// The SHA-256 of `bytes`, in hex.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Where a cache entry's content hash is kept.
+fn hash_file(cached: &Path) -> PathBuf {
+    let mut name = cached.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// Copies the cached object to `to` and tells whether the copy's bytes
+/// hash to what the cache recorded (the copy is removed when they do not).
+fn verified_copy(cached: &Path, to: &Path) -> bool {
+    let Ok(expected) = std::fs::read_to_string(hash_file(cached)) else {
+        return false;
+    };
+    let Ok(bytes) = std::fs::read(cached) else {
+        return false;
+    };
+    if sha256_hex(&bytes) != expected.trim() || std::fs::write(to, &bytes).is_err() {
+        let _ = std::fs::remove_file(to);
+        return false;
+    }
+    true
+}
+
+/// Stores a freshly compiled object and its hash in the cache, each
+/// atomically; the cache folder is the grader's alone (mode 0700).
+fn store_in_cache(object: &Path, cached: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let cache_dir = cached.parent().expect("a file in the cache folder");
+    std::fs::create_dir_all(cache_dir)?;
+    std::fs::set_permissions(cache_dir, std::fs::Permissions::from_mode(0o700))?;
+    let bytes = std::fs::read(object)?;
+    let write = |path: &Path, data: &[u8]| -> std::io::Result<()> {
+        let mut tmp = tempfile::Builder::new()
             .prefix(".lab3-adapter-")
-            .tempfile_in(&cache_dir)?;
-        std::fs::copy(&unit.object, tmp.path())?;
-        tmp.persist(&cached).map_err(|e| e.error)?;
+            .tempfile_in(cache_dir)?;
+        std::io::Write::write_all(&mut tmp, data)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     };
-    Ok(if store().is_ok() { cached } else { unit.object })
+    write(cached, &bytes)?;
+    write(&hash_file(cached), sha256_hex(&bytes).as_bytes())
 }
 
 /// 64-bit FNV-1a: a stable cache key (unlike `DefaultHasher`).

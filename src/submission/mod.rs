@@ -86,6 +86,39 @@ impl std::fmt::Display for BuildError {
     }
 }
 
+/// The most an upload may hold (bytes, files): a build copies it first.
+const MAX_UPLOAD_BYTES: u64 = 256 << 20;
+const MAX_UPLOAD_FILES: usize = 20_000;
+
+/// Copies every regular file and folder of `from` into `to` (replacing),
+/// recursively; links, FIFOs and devices are left out, so a build never
+/// reads through a link out of the upload or blocks on a FIFO. An upload
+/// larger than [`MAX_UPLOAD_BYTES`] or [`MAX_UPLOAD_FILES`] is the
+/// student's failure, said once.
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
+    let (mut bytes, mut files) = (0u64, 0usize);
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.map_err(|e| BuildError::Io(e.to_string()))?;
+        let rel = entry.path().strip_prefix(from).expect("under the root");
+        let target = to.join(rel);
+        let io = |e: std::io::Error| BuildError::Io(format!("{}: {e}", entry.path().display()));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(io)?;
+        } else if entry.file_type().is_file() {
+            files += 1;
+            bytes += entry.metadata().map_or(0, |m| m.len());
+            if bytes > MAX_UPLOAD_BYTES || files > MAX_UPLOAD_FILES {
+                return Err(BuildError::Compile(format!(
+                    "the upload is too large to build: more than {} MiB or {MAX_UPLOAD_FILES} files",
+                    MAX_UPLOAD_BYTES >> 20
+                )));
+            }
+            std::fs::copy(entry.path(), &target).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
 /// Memory (address space) of each build process: a compiler's own needs
 /// with room to spare, well short of what would hurt the machine.
 pub const COMPILER_MEMORY_BYTES: u64 = 4 << 30;

@@ -286,25 +286,59 @@ fn escape_sequences_and_control_characters_are_shown_safely() {
     );
 }
 
-/// A Lab 3 submission whose header includes a FIFO: the compiler blocks
-/// opening it until `--compile-timeout`, then the whole build (driver and
-/// cc1plus) is killed.
+/// A copy of the correct Lab 3 upload in a fresh folder, for a test to
+/// spoil.
+fn lab3_copy(work: &Path, name: &str) -> PathBuf {
+    let sub = work.join(name);
+    copy_dir(&submission("lab3-correct"), &sub);
+    sub
+}
+
+/// A Lab 3 submission whose header includes a FIFO: the build reads a
+/// private copy of the upload, which holds regular files only, so the
+/// compiler never blocks on it: the header is missing, a compile error at
+/// once.
 #[test]
-fn a_compiler_blocked_on_a_fifo_header_is_stopped_at_the_compile_timeout() {
+fn a_fifo_header_never_reaches_the_compiler() {
     let tmp = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    // A unique folder name: it appears in the compiler's argv (`-I`).
-    let sub = work.path().join(marker("fifo"));
-    copy_dir(&submission("lab3-correct"), &sub);
+    let sub = lab3_copy(work.path(), "fifo");
     let header = sub.join("ChessBoard.hh");
     let text = std::fs::read_to_string(&header).unwrap();
     std::fs::write(&header, format!("#include \"Hang.hh\"\n{text}")).unwrap();
     nix::unistd::mkfifo(&sub.join("Hang.hh"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     let subject = vec!["--submission".to_string(), sub.display().to_string()];
+    let g = grade(&subject, &["--compile-timeout", "60"], tmp.path());
+    assert_eq!(g.class(), "compile_error", "{}", g.human);
+    assert!(
+        g.human.contains("Hang.hh: No such file or directory"),
+        "{}",
+        g.human
+    );
+    assert_empty(tmp.path());
+}
+
+/// A Lab 3 submission whose compile never ends (a constant expression
+/// that loops for billions of steps): at `--compile-timeout` the whole
+/// build (driver and cc1plus) is killed.
+#[test]
+fn a_compiler_that_never_finishes_is_stopped_at_the_compile_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let sub = lab3_copy(work.path(), "slow");
+    // A unique file name: it appears in the compiler's argv.
+    let name = format!("{}.cc", marker("slow"));
+    std::fs::write(
+        sub.join(&name),
+        "constexpr long spin() { long s = 0; for (long i = 0; i < (1L << 40); i++) s += i; return s; }\n\
+         static_assert(spin() != 1, \"never decided\");\n",
+    )
+    .unwrap();
+    let subject = vec!["--submission".to_string(), sub.display().to_string()];
     let g = grade(&subject, &["--compile-timeout", "1"], tmp.path());
     assert_eq!(g.class(), "compile_error", "{}", g.human);
     assert!(g.human.contains("compilation timed out"), "{}", g.human);
-    assert_nothing_survives_in_argv(&sub.display().to_string());
+    assert_nothing_survives_in_argv(&name);
     assert_empty(tmp.path());
 }
 

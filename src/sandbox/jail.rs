@@ -1,0 +1,454 @@
+//! Confinement: what a sandboxed process may see and reach, beyond the
+//! rlimits and the process-tree bookkeeping of the rest of the sandbox.
+//!
+//! A submission runs code the grader did not write: its static
+//! initialisers, its build (a Makefile is a shell script), its program.
+//! Whatever it does, it must not forge its verdict: read the expected
+//! answers, touch another student's files or the grader's cache, reach the
+//! network, or signal the grader. So every process a submission starts gets,
+//! between `fork` and `exec`:
+//!
+//! - **Landlock** (the kernel's unprivileged access control, the
+//!   maintainers' `landlock` crate): read and execute the system
+//!   ([`SYSTEM_ROOTS`]), read what its own command line names (the program's
+//!   folder, a script, a source, the shim it preloads: see
+//!   [`Grants::for_command`]), use a few harmless devices, and write only
+//!   beneath its own working directory. Nothing else exists for it: the
+//!   scenarios, the snapshots, other uploads, the adapter cache, report
+//!   paths, `/proc` (so no other process's command line, environment or
+//!   memory). ABI 4 adds "no TCP bind or connect"; ABI 6 scopes signals and
+//!   abstract Unix sockets to the sandbox's own processes, so it can no
+//!   longer signal the grader or another sandbox. Landlock also stops
+//!   `ptrace` of anything outside the sandbox.
+//! - **A network namespace of its own** (no interface but a downed
+//!   loopback): no TCP, UDP or any other socket reaches anything. As root
+//!   it is made directly; otherwise inside a user namespace, where the
+//!   kernel allows unprivileged ones.
+//! - **An unprivileged uid** ([`SANDBOX_UID`], `nobody`) when the grader
+//!   runs as root (a Gradescope-style container): the ordinary permission
+//!   checks then apply too, and RLIMIT_NPROC is enforced. The sandbox's
+//!   working directory is handed over to that uid ([`hand_over`]).
+//!
+//! What the kernel grants is found out once per grader ([`isolation`]) and
+//! reported (`isolation: landlock abi 7, no network, uid 65534`); a missing
+//! mechanism is named there, and `--require-isolation` refuses to grade
+//! without all of them. The per-spawn work happens in the parent (the
+//! ruleset is built and its paths opened before the fork), so the child
+//! only makes system calls that allocate nothing.
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
+};
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The folders every sandboxed process may read and execute: the system's
+/// programs, libraries, toolchains and configuration. Course material must
+/// not live beneath these (docs/grading.md says so).
+pub const SYSTEM_ROOTS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+];
+
+/// Devices a program may open for reading and writing.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The uid (and gid) submissions run as when the grader is root.
+pub const SANDBOX_UID: u32 = 65534;
+
+/// The newest Landlock ABI this grader asks for; older kernels get what
+/// they have (the report says which).
+const WANTED_ABI: ABI = ABI::V6;
+
+/// How a sandboxed process gets a network namespace of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetNamespace {
+    /// `unshare(CLONE_NEWNET)`: the grader is root.
+    Direct,
+    /// `unshare(CLONE_NEWUSER | CLONE_NEWNET)`: an unprivileged grader on a
+    /// kernel that allows user namespaces.
+    InUserNamespace,
+}
+
+/// Which isolation the kernel grants this grader, found out once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Isolation {
+    /// The Landlock ABI in force (`None`: the kernel has no Landlock).
+    pub landlock_abi: Option<i32>,
+    /// How the network is cut off (`None`: it is not, beyond Landlock's TCP
+    /// rules where the ABI has them).
+    pub netns: Option<NetNamespace>,
+    /// The uid submissions run as (`None`: the grader's own).
+    pub uid: Option<u32>,
+    /// The grader runs as root: then submissions must not keep its uid.
+    pub grader_is_root: bool,
+}
+
+impl Isolation {
+    /// Landlock confines files (every ABI).
+    pub fn files(&self) -> bool {
+        self.landlock_abi.is_some()
+    }
+
+    /// Signals (and abstract Unix sockets) stay within the sandbox: Landlock
+    /// ABI 6 scoping, or a uid of its own (which keeps the grader out of
+    /// reach, though not other sandboxes of the same uid).
+    pub fn signals_scoped(&self) -> bool {
+        self.landlock_abi.is_some_and(|abi| abi >= 6)
+    }
+
+    /// No network at all (a namespace of its own).
+    pub fn no_network(&self) -> bool {
+        self.netns.is_some()
+    }
+
+    /// TCP at least is cut off (a namespace, or Landlock ABI 4).
+    pub fn no_tcp(&self) -> bool {
+        self.no_network() || self.landlock_abi.is_some_and(|abi| abi >= 4)
+    }
+
+    /// What is missing for the full confinement, in words (empty: nothing).
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if !self.files() {
+            missing.push("Landlock (the kernel has none: files and /proc are readable)");
+        } else if !self.signals_scoped() {
+            missing.push("Landlock ABI 6 signal scoping (the kernel's Landlock is older)");
+        }
+        if !self.no_network() {
+            missing.push("a network namespace (the kernel refused one)");
+        }
+        if self.grader_is_root && self.uid.is_none() {
+            missing.push("a uid of their own (the grader is root and could not drop it)");
+        }
+        missing
+    }
+
+    /// Whether every mechanism is in force.
+    pub fn complete(&self) -> bool {
+        self.missing().is_empty()
+    }
+}
+
+impl std::fmt::Display for Isolation {
+    /// `landlock abi 7, no network, uid 65534`, naming what is missing.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.landlock_abi {
+            Some(abi) => write!(f, "landlock abi {abi}")?,
+            None => write!(f, "no landlock (files readable)")?,
+        }
+        if self.no_network() {
+            write!(f, ", no network")?;
+        } else if self.no_tcp() {
+            write!(f, ", no tcp (other sockets open)")?;
+        } else {
+            write!(f, ", network open")?;
+        }
+        if self.files() && !self.signals_scoped() {
+            write!(f, ", signals not scoped")?;
+        }
+        match self.uid {
+            Some(uid) => write!(f, ", uid {uid}"),
+            None => write!(f, ", the grader's uid"),
+        }
+    }
+}
+
+/// The isolation this grader's sandboxes get: probed on first use (a fact
+/// of the kernel, found once, never a setting).
+pub fn isolation() -> &'static Isolation {
+    static PROBED: OnceLock<Isolation> = OnceLock::new();
+    PROBED.get_or_init(probe)
+}
+
+fn probe() -> Isolation {
+    let root = nix::unistd::geteuid().is_root();
+    let uid = root.then(|| probe_child(|| drop_privileges().is_ok()).then_some(SANDBOX_UID));
+    let netns = [NetNamespace::Direct, NetNamespace::InUserNamespace]
+        .into_iter()
+        .filter(|&how| root || how == NetNamespace::InUserNamespace)
+        .find(|&how| probe_child(move || unshare_network(how).is_ok()));
+    Isolation {
+        landlock_abi: probe_landlock(),
+        netns,
+        uid: uid.flatten(),
+        grader_is_root: root,
+    }
+}
+
+/// Runs `test` in a forked child and tells whether it returned true. The
+/// child makes only async-signal-safe system calls, then `_exit`s.
+fn probe_child(test: impl Fn() -> bool) -> bool {
+    use nix::sys::wait::{WaitStatus, waitpid};
+    use nix::unistd::{ForkResult, fork};
+    // SAFETY: the child runs `test` (an unshare, setgroups or setresuid: no
+    // allocation, no lock) and `_exit`s; it never returns into Rust code
+    // that could touch state another thread held at the fork.
+    match unsafe { fork() } {
+        Ok(ForkResult::Child) => {
+            let ok = test();
+            // SAFETY: `_exit` is async-signal-safe and ends the child here.
+            unsafe { nix::libc::_exit(if ok { 0 } else { 1 }) }
+        }
+        Ok(ForkResult::Parent { child }) => loop {
+            match waitpid(child, None) {
+                Ok(WaitStatus::Exited(_, code)) => break code == 0,
+                Err(nix::errno::Errno::EINTR) => continue,
+                _ => break false,
+            }
+        },
+        Err(_) => false,
+    }
+}
+
+/// Restricts a throwaway thread (Landlock applies per thread unless asked
+/// otherwise) and reads back the ABI in force.
+fn probe_landlock() -> Option<i32> {
+    std::thread::spawn(|| {
+        let status = ruleset(&Grants::default(), None)
+            .ok()?
+            .restrict_self()
+            .ok()?;
+        match (status.ruleset, status.landlock) {
+            (RulesetStatus::NotEnforced, _) => None,
+            (_, LandlockStatus::Available { effective_abi, .. }) => Some(effective_abi as i32),
+            _ => None,
+        }
+    })
+    .join()
+    .ok()
+    .flatten()
+}
+
+/// What one sandboxed command may read beyond the system: the folders its
+/// command line names.
+#[derive(Clone, Debug, Default)]
+pub struct Grants {
+    read: Vec<PathBuf>,
+}
+
+impl Grants {
+    /// A command sees what it is given: the folder of its program (when not
+    /// a system one), every absolute path among its arguments and its
+    /// environment values (a file's folder, or the folder itself), such as
+    /// a script, a source file, an include directory or a preloaded shim.
+    /// These are chosen by the grader, never by the submission.
+    pub fn for_command(program: &Path, args: &[OsString], env: &[(&str, OsString)]) -> Grants {
+        let mut read = Vec::new();
+        let named = std::iter::once(program.as_os_str())
+            .chain(args.iter().map(OsString::as_os_str))
+            .chain(env.iter().map(|(_, v)| v.as_os_str()));
+        for value in named {
+            let path = Path::new(value);
+            if !path.is_absolute() {
+                continue;
+            }
+            let folder = match std::fs::metadata(path) {
+                Ok(m) if m.is_dir() => path,
+                Ok(_) => match path.parent() {
+                    Some(parent) => parent,
+                    None => continue,
+                },
+                Err(_) => continue,
+            };
+            let folder = folder.to_path_buf();
+            if folder != Path::new("/") && !read.contains(&folder) {
+                read.push(folder);
+            }
+        }
+        Grants { read }
+    }
+}
+
+/// The ruleset for one sandbox: the system read-only, the devices, the
+/// command's own folders read-only and `workdir` (when given) writable;
+/// no TCP, signals and abstract sockets scoped. Built in the parent.
+fn ruleset(
+    grants: &Grants,
+    workdir: Option<&Path>,
+) -> Result<RulesetCreated, landlock::RulesetError> {
+    let abi = WANTED_ABI;
+    let read = AccessFs::from_read(abi);
+    let mut rules: Vec<(PathFd, landlock::BitFlags<AccessFs>)> = Vec::new();
+    let mut add = |path: &Path, access| {
+        // A path that does not exist on this machine (no /lib32) is skipped.
+        if let Ok(fd) = PathFd::new(path) {
+            rules.push((fd, access));
+        }
+    };
+    for root in SYSTEM_ROOTS {
+        add(Path::new(root), read);
+    }
+    for dev in DEVICES {
+        add(Path::new(dev), AccessFs::ReadFile | AccessFs::WriteFile);
+    }
+    for folder in &grants.read {
+        add(folder, read);
+    }
+    if let Some(dir) = workdir {
+        add(dir, AccessFs::from_all(abi));
+    }
+    let mut created = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))?
+        .handle_access(AccessNet::from_all(abi))?
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)?
+        .create()?;
+    for (fd, access) in rules {
+        created = created.add_rule(PathBeneath::new(fd, access))?;
+    }
+    Ok(created)
+}
+
+/// What the child does between fork and exec, prepared in the parent.
+pub struct Confinement {
+    ruleset: Option<RulesetCreated>,
+    netns: Option<NetNamespace>,
+    drop_to: Option<u32>,
+}
+
+impl Confinement {
+    /// Prepares the confinement of one sandbox whose working directory is
+    /// `workdir`, and hands that directory over to the sandbox's uid.
+    pub fn prepare(grants: &Grants, workdir: &Path) -> io::Result<Confinement> {
+        let iso = isolation();
+        if let Some(uid) = iso.uid {
+            hand_over_one(workdir, uid)?;
+        }
+        let ruleset = match iso.landlock_abi {
+            Some(_) => Some(ruleset(grants, Some(workdir)).map_err(io::Error::other)?),
+            None => None,
+        };
+        Ok(Confinement {
+            ruleset,
+            netns: iso.netns,
+            drop_to: iso.uid,
+        })
+    }
+
+    /// In the child, after the rlimits: the network namespace, the uid, then
+    /// Landlock (which sets `no_new_privs`, so nothing regains privileges
+    /// through a set-uid program). Allocation-free.
+    pub fn enter(&mut self) -> io::Result<()> {
+        if let Some(how) = self.netns {
+            unshare_network(how)?;
+        }
+        if self.drop_to.is_some() {
+            drop_privileges()?;
+        }
+        if let Some(ruleset) = self.ruleset.take() {
+            ruleset
+                .restrict_self()
+                .map_err(|_| io::Error::from(io::ErrorKind::PermissionDenied))?;
+        }
+        Ok(())
+    }
+}
+
+fn unshare_network(how: NetNamespace) -> io::Result<()> {
+    use nix::sched::{CloneFlags, unshare};
+    let flags = match how {
+        NetNamespace::Direct => CloneFlags::CLONE_NEWNET,
+        NetNamespace::InUserNamespace => CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET,
+    };
+    unshare(flags).map_err(io::Error::from)
+}
+
+/// No supplementary groups, then gid and uid [`SANDBOX_UID`] (real,
+/// effective and saved: there is no way back).
+fn drop_privileges() -> io::Result<()> {
+    use nix::unistd::{Gid, Uid, setgroups, setresgid, setresuid};
+    let gid = Gid::from_raw(SANDBOX_UID);
+    let uid = Uid::from_raw(SANDBOX_UID);
+    setgroups(&[]).map_err(io::Error::from)?;
+    setresgid(gid, gid, gid).map_err(io::Error::from)?;
+    setresuid(uid, uid, uid).map_err(io::Error::from)
+}
+
+fn hand_over_one(path: &Path, uid: u32) -> io::Result<()> {
+    use nix::unistd::{Gid, Uid, fchownat};
+    fchownat(
+        nix::fcntl::AT_FDCWD,
+        path,
+        Some(Uid::from_raw(uid)),
+        Some(Gid::from_raw(uid)),
+        nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+    )
+    .map_err(io::Error::from)
+}
+
+/// Makes `dir` and everything in it the sandbox's own (when submissions run
+/// as a uid of their own): a build folder the grader filled, or a
+/// scenario's files, which the submission may then change. Links are not
+/// followed. A no-op when the grader is not root.
+pub fn hand_over(dir: &Path) -> io::Result<()> {
+    let Some(uid) = isolation().uid else {
+        return Ok(());
+    };
+    for entry in walkdir::WalkDir::new(dir).follow_links(false) {
+        let entry = entry.map_err(io::Error::other)?;
+        hand_over_one(entry.path(), uid)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_names_each_mechanism_and_what_is_missing() {
+        let full = Isolation {
+            landlock_abi: Some(7),
+            netns: Some(NetNamespace::Direct),
+            uid: Some(65534),
+            grader_is_root: true,
+        };
+        assert_eq!(full.to_string(), "landlock abi 7, no network, uid 65534");
+        assert!(full.complete());
+        let old = Isolation {
+            landlock_abi: Some(4),
+            netns: None,
+            uid: None,
+            grader_is_root: false,
+        };
+        assert_eq!(
+            old.to_string(),
+            "landlock abi 4, no tcp (other sockets open), signals not scoped, the grader's uid"
+        );
+        assert_eq!(old.missing().len(), 2);
+        let none = Isolation {
+            landlock_abi: None,
+            netns: None,
+            uid: None,
+            grader_is_root: true,
+        };
+        assert_eq!(
+            none.to_string(),
+            "no landlock (files readable), network open, the grader's uid"
+        );
+        assert!(!none.complete());
+        assert_eq!(none.missing().len(), 3, "{:?}", none.missing());
+    }
+
+    #[test]
+    fn a_command_sees_the_folders_it_names_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("engine.py");
+        std::fs::write(&script, "").unwrap();
+        let grants = Grants::for_command(
+            Path::new("python3"),
+            &["-u".into(), script.clone().into(), "relative.txt".into()],
+            &[("LD_PRELOAD", dir.path().join("missing.so").into())],
+        );
+        assert_eq!(grants.read, vec![dir.path().to_path_buf()]);
+    }
+}
