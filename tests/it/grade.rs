@@ -1,54 +1,26 @@
 //! Grading real processes: the fixture submissions under
 //! `tests/fixtures/submissions/` (a correct Lab 3 C++ submission, one-bug
 //! mutants, hostile ones) compiled and driven over the protocol, with
-//! their verdicts checked against each fixture's `EXPECT` file.
+//! their verdicts checked against each fixture's `EXPECT` file. Each
+//! fixture is compiled once per run ([`lab3_engine`]) and graded with
+//! `--engine`; tests of the build itself (a compile error, the left-out
+//! main, a stray global class) still go through `--submission`.
 
-use std::collections::{BTreeSet, HashMap};
+use crate::helpers::{self, chessgrade, lab3_engine, root, scenarios, submission};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> PathBuf {
-    root().join("tests/fixtures/submissions").join(name)
-}
-
-mod common;
-
-/// Each fixture compiled once per test binary, by the library's own build
-/// (what `grade --submission` runs), and shared by every test that grades
-/// it: its engine is copied under the target folder and the build's
-/// temporary folder removed. Tests of the build itself (a compile error,
-/// the left-out main, a stray global class) still go through `--submission`.
-fn engine(name: &str) -> String {
-    static BUILT: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
-    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
-    if let Some(path) = built.get(name) {
-        return path.clone();
-    }
-    let options =
-        chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
-    let build = chessgrade::submission::build_cpp(&fixture(name), &options)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("grade-engines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::copy(&build.command.program, &path).unwrap();
-    let path = path.display().to_string();
-    built.insert(name.to_string(), path.clone());
-    path
-}
+use std::process::Command;
 
 /// How a test names a fixture to the grader: its shared engine, or the
 /// folder itself for the fixture that does not compile.
 fn subject(name: &str) -> Vec<String> {
     if name == "hostile-compile-error" {
-        vec!["--submission".into(), fixture(name).display().to_string()]
+        vec![
+            "--submission".into(),
+            submission(name).display().to_string(),
+        ]
     } else {
-        vec!["--engine".into(), engine(name)]
+        vec!["--engine".into(), lab3_engine(name)]
     }
 }
 
@@ -58,15 +30,7 @@ fn refs(v: &[String]) -> Vec<&str> {
 
 /// The course corpus, or `None` (and a notice) where it is absent outside CI.
 fn corpus() -> Option<PathBuf> {
-    common::shared("lab3-course")
-}
-
-fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
+    helpers::shared("lab3-course")
 }
 
 /// Grades `subject` (e.g. `["--submission", dir]`) on `configs` of the
@@ -108,10 +72,6 @@ fn grade_course(
     Some((out.status.code().unwrap_or(-1), json))
 }
 
-fn scenarios(report: &serde_json::Value) -> &Vec<serde_json::Value> {
-    report["scenarios"].as_array().expect("scenarios array")
-}
-
 fn failing(report: &serde_json::Value) -> BTreeSet<String> {
     scenarios(report)
         .iter()
@@ -122,7 +82,7 @@ fn failing(report: &serde_json::Value) -> BTreeSet<String> {
 
 #[test]
 fn the_correct_submission_scores_full_marks_on_all_151_course_configs() {
-    let dir = fixture("lab3-correct");
+    let dir = submission("lab3-correct");
     let Some((code, report)) = grade_course(&["--submission", dir.to_str().unwrap()], &[], &[])
     else {
         return;
@@ -149,7 +109,7 @@ fn each_mutant_fails_exactly_the_configs_that_exercise_its_bug() {
         "lab3-mutant-pinned-attacker-ignored",
         "lab3-mutant-board-not-updated",
     ] {
-        let dir = fixture(mutant);
+        let dir = submission(mutant);
         let Some((code, report)) = grade_course(&refs(&subject(mutant)), &[], &[]) else {
             return;
         };
@@ -198,7 +158,7 @@ fn the_board_not_updated_mutant_is_reported_out_of_sync() {
 #[test]
 fn state_left_by_one_scenario_never_reaches_the_next() {
     use std::io::Write;
-    let engine = engine("lab3-static-state");
+    let engine = lab3_engine("lab3-static-state");
     // Control: in one process, the second board aborts.
     let mut child = Command::new(&engine)
         .stdin(std::process::Stdio::piped())
@@ -309,7 +269,7 @@ fn hostile_submissions_are_classified_and_the_run_completes() {
 
 #[test]
 fn a_garbage_answering_engine_in_another_language_is_malformed() {
-    let engine = fixture("hostile-garbage/engine.py");
+    let engine = submission("hostile-garbage/engine.py");
     let Some((code, report)) = grade_course(
         &["--engine", "--", "python3", engine.to_str().unwrap()],
         &["part2_4x4_1.txt"],
@@ -344,7 +304,7 @@ fn a_sixteen_by_sixteen_scan_does_not_deadlock() {
     let (s, n) = (scenarios_dir.to_str().unwrap(), snaps.to_str().unwrap());
     let out = chessgrade(&["run", s, "--root", s, "--snapshots", n, "--accept"]);
     assert_eq!(out.status.code(), Some(0));
-    let sub = engine("lab3-correct");
+    let sub = lab3_engine("lab3-correct");
     let out = chessgrade(&["grade", s, "--root", s, "--snapshots", n, "--engine", &sub]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -383,7 +343,7 @@ fn submissions_run_in_a_fresh_empty_directory() {
 fn gradescope_junit_github_and_merged_partitions_from_a_real_run() {
     let Some(corpus) = corpus() else { return };
     let configs = corpus.join("configs");
-    let sub = engine("lab3-mutant-no-double-step");
+    let sub = lab3_engine("lab3-mutant-no-double-step");
     let out_dir = tempfile::tempdir().unwrap();
     let run = |extra: &[&str], format: &str, file: &str| -> PathBuf {
         let path = out_dir.path().join(file);
@@ -517,7 +477,7 @@ fn a_missing_submission_folder_is_a_usage_error() {
 /// under the adapter as it does in the course's build, and grades right.
 #[test]
 fn a_stray_global_class_in_a_student_header_still_compiles_and_passes() {
-    let dir = fixture("lab3-stray-global-class");
+    let dir = submission("lab3-stray-global-class");
     let Some((code, report)) = grade_course(
         &["--submission", dir.to_str().unwrap()],
         &["part1_4x4_2.txt", "part2_4x4_1.txt", "part3_8x8_9.txt"],
@@ -533,7 +493,7 @@ fn a_stray_global_class_in_a_student_header_still_compiles_and_passes() {
 /// student's file and line; each scenario names only that first error.
 #[test]
 fn a_compile_error_is_reported_once_with_the_students_file_first() {
-    let dir = fixture("hostile-compile-error");
+    let dir = submission("hostile-compile-error");
     let Some((code, report)) = grade_course(
         &["--submission", dir.to_str().unwrap()],
         &["part1_4x4_1.txt", "part1_4x4_2.txt", "part2_4x4_1.txt"],
@@ -580,7 +540,7 @@ fn a_compile_error_is_reported_once_with_the_students_file_first() {
 #[test]
 fn an_upload_of_the_wrong_kind_is_the_students_not_recognised() {
     let empty = tempfile::tempdir().unwrap();
-    let lab3 = fixture("lab3-correct");
+    let lab3 = submission("lab3-correct");
     let jhu = root().join("scenarios/jhu/check");
     let lab3_scenario = root().join("scenarios/lab3/board-sizes");
     let cases = [

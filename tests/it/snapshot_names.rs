@@ -8,11 +8,10 @@
 //! removed by the next run once their writer is gone) are not snapshots.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 #[test]
 fn every_scenario_has_exactly_its_snapshot_and_no_snapshot_is_orphaned() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::helpers::root();
     let scenarios = root.join("scenarios");
     let store = chessgrade::snapshot::SnapshotStore::new(root.join("snapshots"));
     let (found, errors) =

@@ -1,35 +1,13 @@
 //! End-to-end tests of the `chessgrade` binary: exit codes, messages for
 //! every kind of bad input, snapshot updates, and failure reports.
 
+use crate::helpers::{command, output, project, root, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// `chessgrade ARGS` in `dir`, with `NO_COLOR` unset (colour is the flags' choice).
 fn chessgrade(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A project folder with `scenarios/` holding the given files.
-fn project(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, body) in files {
-        let path = dir.path().join("scenarios").join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, body).unwrap();
-    }
-    dir
+    output(command(dir).args(args).env_remove("NO_COLOR"))
 }
 
 const GOOD: &[u8] =
@@ -327,7 +305,7 @@ fn perft_prints_node_counts_like_other_perft_tools() {
 
 #[test]
 fn grade_explain_and_shrink_share_the_subject_flags() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let scenario = "scenarios/lab3/pawns/double_step_from_start_rows.txt";
     let upload = "tests/fixtures/submissions/lab3-correct";
     let commands: [&[&str]; 3] = [

@@ -4,6 +4,7 @@
 //! (and line and column where there is one), keeps its messages short, and
 //! leaves nothing behind. One test per case of docs/scenarios.md.
 
+use crate::helpers::{command, project};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -14,9 +15,8 @@ const WATCHDOG: Duration = Duration::from_secs(20);
 /// Runs the binary in `dir` with `stdout` as given, killing it (and failing)
 /// if it outlives the watchdog.
 fn run_with(dir: &Path, args: &[&str], stdout: Stdio) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+    let mut child = command(dir)
         .args(args)
-        .current_dir(dir)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(stdout)
@@ -40,18 +40,6 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A folder with `scenarios/` holding the given files.
-fn project(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
-    for (name, body) in files {
-        let path = dir.path().join("scenarios").join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, body).unwrap();
-    }
-    dir
 }
 
 const GOOD: &[u8] = b"1\n4 4\nw k 3 0\nb k 0 3\n~\nisValidScan\nmovePiece 3 0 2 0\n";

@@ -16,6 +16,7 @@
 //! not only the uid a root grader drops to. Where the kernel lacks a
 //! mechanism the tests say so and stop (docs/grading.md, "Guarantees").
 
+use crate::helpers::{bin, copy_dir, root};
 use sha2::Digest;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -23,10 +24,6 @@ use std::net::{TcpListener, UdpSocket};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Whether this kernel confines submissions fully; prints why not.
 fn confinement_available() -> bool {
@@ -203,13 +200,13 @@ impl Arena {
     /// `setpriv`) when given.
     fn chessgrade_as(&self, uid: Option<u32>, args: &[&str]) -> Output {
         let mut command = match uid {
-            None => Command::new(env!("CARGO_BIN_EXE_chessgrade")),
+            None => Command::new(bin()),
             Some(uid) => {
                 let mut c = Command::new("setpriv");
                 c.arg(format!("--reuid={uid}"))
                     .arg(format!("--regid={uid}"))
                     .arg("--clear-groups")
-                    .arg(env!("CARGO_BIN_EXE_chessgrade"))
+                    .arg(bin())
                     .env("HOME", self.dir.path());
                 c
             }
@@ -226,14 +223,6 @@ impl Arena {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
 }
 
 /// Each cached object still hashes to what the cache recorded.
@@ -376,7 +365,7 @@ fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_par
             &format!("--regid={UID}"),
             "--clear-groups",
         ])
-        .arg(env!("CARGO_BIN_EXE_chessgrade"))
+        .arg(bin())
         .arg("--version")
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {

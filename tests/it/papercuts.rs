@@ -3,16 +3,9 @@
 //! takes `--snapshots` / `--root` as `explain` and `grade` do, judging the
 //! scenario against its snapshot.
 
+use crate::helpers::{bin, chessgrade};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
 
 fn text(o: &Output) -> String {
     format!(
@@ -117,7 +110,7 @@ fn scenario_with_a_differing_snapshot(dir: &Path) -> (PathBuf, PathBuf, PathBuf)
 fn shrink_judges_the_scenario_against_its_snapshot_like_explain() {
     let dir = tempfile::tempdir().unwrap();
     let (file, root, snaps) = scenario_with_a_differing_snapshot(dir.path());
-    let engine = format!("{} serve", env!("CARGO_BIN_EXE_chessgrade"));
+    let engine = format!("{} serve", bin());
     // Against the reference engine's answers (no snapshot under the
     // default root), the reference engine passes: nothing to shrink.
     let o = chessgrade(&["shrink", s(&file), "--engine", &engine]);

@@ -3,40 +3,31 @@
 //! every one is graded, none stops the class, and the table, the class
 //! JSON and the per-submission reports agree. The same for classes of
 //! console programs (the real JHU fixtures with the starter overlay, the
-//! real CUHK fixtures; each class graded once per test binary and checked
+//! real CUHK fixtures; each class graded once per run and checked
 //! by several tests), a mixed class (Lab 3 and console uploads: the
 //! scenarios decide, the other kind is that student's "not recognised"),
 //! and the staff-side problems that stop a console class before any build.
 
+use crate::helpers::{self, CUHK_ALL, JHU_ALL, copy_dir, jhu_overlay, root, submission, verdicts};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+use std::sync::OnceLock;
 
+/// `chessgrade ARGS --color never` in the project's folder.
 fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
+    let mut all = args.to_vec();
+    all.extend(["--color", "never"]);
+    helpers::chessgrade(&all)
 }
 
 fn class_folder() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/submissions");
     for s in [
         "lab3-correct",
         "lab3-mutant-no-double-step",
         "hostile-compile-error",
     ] {
-        copy_dir(&fixtures.join(s), &dir.path().join(s));
+        copy_dir(&submission(s), &dir.path().join(s));
     }
     std::fs::create_dir(dir.path().join("nothing-uploaded")).unwrap();
     dir
@@ -127,31 +118,6 @@ fn a_folder_of_submissions_given_as_one_submission_suggests_class() {
 // Classes of console programs.
 // ---------------------------------------------------------------------
 
-use std::sync::OnceLock;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The JHU starter files a student must not change (the console fixture
-/// README's seven), as the `--overlay` folder staff pass.
-fn jhu_overlay() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let starter = root().join("../shared/jhu-course/starter");
-    for f in [
-        "Makefile",
-        "Piece.h",
-        "CreatePiece.h",
-        "CreatePiece.cpp",
-        "Terminal.h",
-        "Exceptions.h",
-        "Mystery.h",
-    ] {
-        std::fs::copy(starter.join(f), dir.path().join(f)).unwrap();
-    }
-    dir
-}
-
 /// What a student uploaded.
 #[derive(Clone, Copy)]
 enum Upload {
@@ -168,16 +134,9 @@ enum Upload {
 
 /// Writes `upload` into the new folder `to`.
 fn put(upload: Upload, to: &Path) {
-    let scripts = root().join("tests/fixtures/console-scripts");
     match upload {
         Upload::Fixture(path) => copy_dir(&root().join("tests/fixtures").join(path), to),
-        Upload::Script(mutant) => {
-            std::fs::create_dir(to).unwrap();
-            std::fs::copy(scripts.join("jhu_chess.py"), to.join("chess.py")).unwrap();
-            let makefile = std::fs::read_to_string(scripts.join("Makefile.in")).unwrap();
-            let makefile = makefile.replace("MUTANT ?=", &format!("MUTANT ?= {mutant}"));
-            std::fs::write(to.join("Makefile"), makefile).unwrap();
-        }
+        Upload::Script(mutant) => helpers::script_upload("jhu_chess.py", mutant, to),
         Upload::Hangs => {
             std::fs::create_dir(to).unwrap();
             std::fs::write(
@@ -268,25 +227,13 @@ impl ClassRun {
     }
 }
 
-/// Every bundled JHU scenario but the two that need the graders' Mystery.h.
-const JHU_ALL: &[&str] = &[
-    "scenarios/jhu/check",
-    "scenarios/jhu/console",
-    "scenarios/jhu/mates",
-    "scenarios/jhu/promotion",
-    "scenarios/jhu/refusals",
-    "scenarios/jhu/save",
-    "scenarios/jhu/score",
-    "scenarios/jhu/special-moves",
-];
-
-/// The real JHU fixtures as a class, graded once per test binary with the
+/// The real JHU fixtures as a class, graded once per run with the
 /// starter overlay: a correct project, `jhu-crash` (SIGSEGV after the
 /// first accepted capture), one that does not compile, an empty folder.
 fn jhu_class() -> &'static ClassRun {
     static RUN: OnceLock<ClassRun> = OnceLock::new();
     RUN.get_or_init(|| {
-        let overlay = jhu_overlay();
+        let overlay = jhu_overlay(None);
         let mut args = JHU_ALL.to_vec();
         args.extend([
             "--overlay",
@@ -310,22 +257,6 @@ fn jhu_class() -> &'static ClassRun {
             &args,
         )
     })
-}
-
-/// (scenario name, status, class) of each scenario of one report.
-fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Option<String>)> {
-    report["scenarios"]
-        .as_array()
-        .expect("a scenarios array")
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_string(),
-                s["status"].as_str().unwrap().to_string(),
-                s["class"].as_str().map(str::to_string),
-            )
-        })
-        .collect()
 }
 
 /// The (scenario, class) of each scenario of `report` that did not pass.
@@ -467,23 +398,15 @@ fn junit_cases(xml: &str) -> (Vec<Case>, (String, String)) {
 
 #[test]
 fn a_class_of_cuhk_programs_is_graded_with_junit_reports_per_upload() {
+    let mut args = CUHK_ALL.to_vec();
+    args.extend(["--format", "junit", "--output-dir", "{out}/reports", "-q"]);
     let run = ClassRun::grade(
         &[
             ("ann", Upload::Fixture("console/cuhk-correct")),
             ("ben", Upload::Fixture("console/cuhk-mutant-wrong-winner")),
             ("cal", Upload::Nothing),
         ],
-        &[
-            "scenarios/cuhk/console",
-            "scenarios/cuhk/game-over",
-            "scenarios/cuhk/notation",
-            "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
-            "--format",
-            "junit",
-            "--output-dir",
-            "{out}/reports",
-            "-q",
-        ],
+        &args,
     );
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(

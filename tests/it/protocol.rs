@@ -4,20 +4,13 @@
 //! works; a version mismatch is a clear malformed answer; a 256×256 scan
 //! streamed to a v1 engine runs in bounded memory and ends as a timeout.
 
+use crate::helpers::{bin, command, root, scenarios};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_chessgrade")
-}
-
 /// `chessgrade grade <paths> --format json <extra> --engine <engine...>`.
 fn grade(paths: &[&str], extra: &[&str], engine: &[&str]) -> (Option<i32>, serde_json::Value) {
-    grade_with(Command::new(bin()), paths, extra, engine)
+    grade_with(command(root()), paths, extra, engine)
 }
 
 fn grade_with(
@@ -42,10 +35,6 @@ fn grade_with(
         )
     });
     (out.status.code(), json)
-}
-
-fn scenarios(report: &serde_json::Value) -> &Vec<serde_json::Value> {
-    report["scenarios"].as_array().expect("scenarios array")
 }
 
 fn failures(report: &serde_json::Value) -> Vec<String> {

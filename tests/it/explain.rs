@@ -2,24 +2,22 @@
 //! the reference engine disagrees with it, and a one-bug Lab 3 mutant)
 //! drawn step by step with the missing and extra squares marked.
 
+use crate::helpers::{command, lab3_engine, output, root, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// `chessgrade ARGS --color never` in `dir`, in a UTF-8 locale on an
+/// 80-column terminal.
 fn chessgrade(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(dir)
-        .env("LANG", "C.UTF-8")
-        .env("COLUMNS", "80")
-        .env_remove("LC_ALL")
-        .env_remove("LC_CTYPE")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    output(
+        command(dir)
+            .args(args)
+            .args(["--color", "never"])
+            .env("LANG", "C.UTF-8")
+            .env("COLUMNS", "80")
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE"),
+    )
 }
 
 const SCENARIO: &str =
@@ -100,16 +98,18 @@ fn one_step_with_its_caret_and_boards_before_and_after_in_ascii() {
     );
 }
 
+/// The mutant compiled once per run, explained as an engine (the README's
+/// excerpt explains the same mutant through `--submission`).
 #[test]
 fn a_mutant_submission_is_explained_against_the_snapshot() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let engine = lab3_engine("lab3-mutant-no-double-step");
     let out = chessgrade(
-        root,
+        root(),
         &[
             "explain",
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
-            "--submission",
-            "tests/fixtures/submissions/lab3-mutant-no-double-step",
+            "--engine",
+            &engine,
             "--ascii",
         ],
     );
@@ -129,9 +129,8 @@ fn a_mutant_submission_is_explained_against_the_snapshot() {
 
 #[test]
 fn standard_boards_are_labelled_with_files_and_ranks() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = chessgrade(
-        root,
+        root(),
         &[
             "explain",
             "scenarios/standard/en-passant/only_immediately_after_double_step.txt",
@@ -157,14 +156,7 @@ fn explain_takes_an_engine_as_one_argument_or_after_a_double_dash() {
         "/adapters/python-engine/engine.py"
     );
     // Options come first here: everything after `--` is the engine's.
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-            .args(["--color", "never"])
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("the binary runs")
-    };
+    let run = |args: &[&str]| output(command(root()).args(["--color", "never"]).args(args));
     let scenario = "scenarios/lab3/pawns/double_step_from_start_rows.txt";
     let after = run(&["explain", scenario, "--engine", "--", "python3", engine]);
     assert_eq!(after.status.code(), Some(0), "{}", stdout(&after));

@@ -4,28 +4,7 @@
 //! king, one checking piece and the one scan that shows the bug, and the
 //! result must still fail on the mutant and pass on the correct submission.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
-}
-
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures/submissions")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::helpers::{chessgrade, lab3_engine, root, submission};
 
 #[test]
 fn a_king_safety_bug_shrinks_to_a_king_a_checker_and_one_scan() {
@@ -37,7 +16,7 @@ fn a_king_safety_bug_shrinks_to_a_king_a_checker_and_one_scan() {
         "shrink",
         "scenarios/lab3/king-safety/double_check_only_the_king_may_move.txt",
         "--submission",
-        &fixture("lab3-mutant-no-king-safety"),
+        submission("lab3-mutant-no-king-safety").to_str().unwrap(),
         "-o",
         minimal.to_str().unwrap(),
     ]);
@@ -65,13 +44,14 @@ fn a_king_safety_bug_shrinks_to_a_king_a_checker_and_one_scan() {
         "1\n2 3\nw k 1 0\nb b 0 2\n~\nisValidScan\n"
     );
     assert!(stdout.contains("6x6 -> 2x3 board"), "{stdout}");
-    // The minimal scenario fails on the mutant and passes on the correct submission.
+    // The minimal scenario fails on the mutant and passes on the correct
+    // submission (each compiled once per run, as an engine).
     for (name, code) in [("lab3-mutant-no-king-safety", 1), ("lab3-correct", 0)] {
         let o = chessgrade(&[
             "shrink",
             minimal.to_str().unwrap(),
-            "--submission",
-            &fixture(name),
+            "--engine",
+            &lab3_engine(name),
         ]);
         assert_eq!(
             o.status.code(),
@@ -87,8 +67,8 @@ fn a_scenario_that_passes_has_nothing_to_shrink_and_bad_input_is_a_staff_error()
     let o = chessgrade(&[
         "shrink",
         "scenarios/lab3/king-safety/double_check_only_the_king_may_move.txt",
-        "--submission",
-        &fixture("lab3-correct"),
+        "--engine",
+        &lab3_engine("lab3-correct"),
     ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("nothing to shrink"));
@@ -99,10 +79,8 @@ fn a_scenario_that_passes_has_nothing_to_shrink_and_bad_input_is_a_staff_error()
 #[test]
 fn engine_is_one_argument_or_the_command_after_a_double_dash() {
     // The engine runs in an empty temporary folder: its path is absolute.
-    let engine = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/adapters/python-engine/engine.py"
-    );
+    let engine = root().join("adapters/python-engine/engine.py");
+    let engine = engine.to_str().unwrap();
     let scenario = "scenarios/lab3/king-safety/double_check_only_the_king_may_move.txt";
     // The independent Python engine passes the scenario: nothing to shrink.
     let o = chessgrade(&["shrink", scenario, "--engine", "--", "python3", engine]);

@@ -4,12 +4,8 @@
 //! stands for a path prefix; times are ignored). Also: completions and the
 //! man page are generated from the real command line.
 
-use std::path::Path;
+use crate::helpers::{bin, command, root};
 use std::process::Command;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// `(command, expected lines)` for each excerpt worth rerunning.
 fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
@@ -162,9 +158,8 @@ fn check(doc: &str) -> usize {
     let mut failures = Vec::new();
     for (cmd, expected) in &list {
         let args = words(cmd);
-        let out = Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+        let out = command(root())
             .args(&args[1..])
-            .current_dir(root())
             .env("LANG", "C.UTF-8")
             .env("COLUMNS", "100")
             .env_remove("LC_ALL")
@@ -210,10 +205,7 @@ fn the_matcher_skips_and_refuses() {
 #[test]
 fn completions_and_the_man_page_come_from_the_command_line() {
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = Command::new(bin()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
         String::from_utf8(out.stdout).unwrap()
     };

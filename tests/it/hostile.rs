@@ -4,13 +4,10 @@
 //! a unique marker in its argv) and no temporary directory either (the
 //! grader runs with its own `TMPDIR`, which must end up empty).
 
+use crate::helpers::{command, copy_dir, output, root, submission};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn hostile_dir() -> PathBuf {
     root().join("tests/fixtures/hostile")
@@ -103,13 +100,9 @@ impl Graded {
     }
 }
 
+/// `chessgrade ARGS` in the project's folder with `tmp` as its `TMPDIR`.
 fn chessgrade(args: &[String], tmp: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .env("TMPDIR", tmp)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
+    output(command(root()).args(args).env("TMPDIR", tmp))
 }
 
 /// Grades the tiny scenario with `subject` (`--engine ...` or
@@ -295,13 +288,9 @@ fn escape_sequences_and_control_characters_are_shown_safely() {
 
 /// A copy of the correct Lab 3 upload in a fresh folder, for a test to
 /// spoil.
-fn lab3_copy(work: &std::path::Path, name: &str) -> std::path::PathBuf {
+fn lab3_copy(work: &Path, name: &str) -> PathBuf {
     let sub = work.join(name);
-    std::fs::create_dir(&sub).unwrap();
-    let source = root().join("tests/fixtures/submissions/lab3-correct");
-    for entry in std::fs::read_dir(&source).unwrap().filter_map(Result::ok) {
-        std::fs::copy(entry.path(), sub.join(entry.file_name())).unwrap();
-    }
+    copy_dir(&submission("lab3-correct"), &sub);
     sub
 }
 

@@ -11,38 +11,11 @@
 //! `part3_4x4_*` configs flipped); now every run gives the verdicts of one
 //! process per scenario. The whole corpus is used: a run takes about a second.
 
+use crate::helpers::{self, chessgrade, command, lab3_engine, root};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
-
-mod common;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A fixture compiled once per test binary (what `grade --submission`
-/// builds), its engine copied under the target folder.
-fn engine(name: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
-    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
-    if let Some(path) = built.get(name) {
-        return path.clone();
-    }
-    let options =
-        chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
-    let dir = root().join("tests/fixtures/submissions").join(name);
-    let build =
-        chessgrade::submission::build_cpp(&dir, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("determinism-engines");
-    std::fs::create_dir_all(&out).unwrap();
-    let path = out.join(name);
-    std::fs::copy(&build.command.program, &path).unwrap();
-    built.insert(name.to_string(), path.clone());
-    path
-}
 
 /// Each scenario's verdict: status, class, line, step, message and details.
 type Verdicts = BTreeMap<String, String>;
@@ -50,7 +23,7 @@ type Verdicts = BTreeMap<String, String>;
 /// Grades `configs` of the course corpus with `engine`; the verdicts by name.
 fn grade(corpus: &Path, engine: &Path, configs: &[String], jobs: usize) -> Verdicts {
     let config_dir = corpus.join("configs");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessgrade"));
+    let mut cmd = command(root());
     cmd.arg("grade");
     cmd.args(configs.iter().map(|c| config_dir.join(c)));
     cmd.arg("--root").arg(&config_dir);
@@ -98,10 +71,10 @@ fn differences(a: &Verdicts, b: &Verdicts) -> Vec<String> {
 
 #[test]
 fn a_use_after_free_gets_the_same_verdicts_on_every_run_with_any_jobs() {
-    let Some(corpus) = common::shared("lab3-course") else {
+    let Some(corpus) = helpers::shared("lab3-course") else {
         return;
     };
-    let engine = engine("lab3-use-after-free");
+    let engine = PathBuf::from(lab3_engine("lab3-use-after-free"));
     let configs = course_configs(&corpus);
     let first = grade(&corpus, &engine, &configs, 1);
     let failing = first
@@ -128,10 +101,10 @@ fn a_use_after_free_gets_the_same_verdicts_on_every_run_with_any_jobs() {
 
 #[test]
 fn a_use_after_free_gets_the_verdicts_of_one_process_per_scenario() {
-    let Some(corpus) = common::shared("lab3-course") else {
+    let Some(corpus) = helpers::shared("lab3-course") else {
         return;
     };
-    let engine = engine("lab3-use-after-free");
+    let engine = PathBuf::from(lab3_engine("lab3-use-after-free"));
     let configs = course_configs(&corpus);
     let mut alone = Verdicts::new();
     for config in &configs {
@@ -232,10 +205,10 @@ fn drive(engine: &Path, scenarios: &[&[u8]], piece: usize) -> Vec<String> {
 /// scenario the same answers as a server of its own.
 #[test]
 fn chunking_and_order_never_change_a_childs_answers() {
-    let Some(corpus) = common::shared("lab3-course") else {
+    let Some(corpus) = helpers::shared("lab3-course") else {
         return;
     };
-    let engine = engine("lab3-use-after-free");
+    let engine = PathBuf::from(lab3_engine("lab3-use-after-free"));
     // the configs whose verdicts flipped under the old fork server, and two
     // that fail the same way whatever ran before
     let names = [
@@ -304,18 +277,11 @@ fn a_scenario_larger_than_a_pipe_buffer_is_read_whole_then_served() {
     .unwrap();
     let snaps = dir.path().join("snapshots");
     let (s, n) = (scenarios.to_str().unwrap(), snaps.to_str().unwrap());
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-            .args(args)
-            .current_dir(root())
-            .output()
-            .expect("the binary runs")
-    };
-    let out = run(&["run", s, "--root", s, "--snapshots", n, "--accept"]);
+    let out = chessgrade(&["run", s, "--root", s, "--snapshots", n, "--accept"]);
     assert_eq!(out.status.code(), Some(0));
-    let sub = engine("lab3-correct");
-    let sub = sub.to_str().unwrap();
-    let out = run(&[
+    let sub = lab3_engine("lab3-correct");
+    let sub = sub.as_str();
+    let out = chessgrade(&[
         "grade",
         s,
         "--root",

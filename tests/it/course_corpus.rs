@@ -7,15 +7,14 @@
 //! so and passes, except under CI (`CI` set), where its absence is a failure.
 //! `CHESSGRADE_LAB3_CORPUS` points it elsewhere.
 
+use crate::helpers;
 use chessgrade::compare::compare;
 use std::path::PathBuf;
-
-mod common;
 
 fn corpus_dir() -> Option<PathBuf> {
     match std::env::var_os("CHESSGRADE_LAB3_CORPUS") {
         Some(dir) => Some(PathBuf::from(dir)),
-        None => common::shared("lab3-course"),
+        None => helpers::shared("lab3-course"),
     }
 }
 

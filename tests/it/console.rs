@@ -4,37 +4,22 @@
 //! per mutant; a C++ file that does not compile) graded through the binary
 //! with `grade --submission`, and the verdicts checked per scenario; then
 //! the real C++ fixture programs of `tests/fixtures/console/` (JHU with
-//! the course's starter overlay, CUHK with g++), each built once per test
-//! binary, graded on every bundled scenario their console can play, CUHK's
+//! the course's starter overlay, CUHK with g++), each built once per run,
+//! graded on every bundled scenario their console can play, CUHK's
 //! machine players (modes 2 and 3) judged by property, and the JUnit and
 //! Gradescope reports of console runs checked well-formed.
 
+use crate::helpers::{
+    CUHK_ALL, JHU_ALL, chessgrade, console_fixture, console_program, console_scripts, jhu_overlay,
+    root, verdicts,
+};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scripts() -> PathBuf {
-    root().join("tests/fixtures/console-scripts")
-}
-
-fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Command;
 
 /// An upload folder: `script` installed as `chess` by the Makefile, with `mutant`.
 fn upload(script: &str, mutant: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(scripts().join(script), dir.path().join("chess.py")).unwrap();
-    let makefile = std::fs::read_to_string(scripts().join("Makefile.in")).unwrap();
-    let makefile = makefile.replace("MUTANT ?=", &format!("MUTANT ?= {mutant}"));
-    std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+    crate::helpers::script_upload(script, mutant, dir.path());
     dir
 }
 
@@ -60,38 +45,10 @@ fn grade(dir: &Path, scenarios: &[&str], extra: &[&str]) -> (i32, serde_json::Va
     (out.status.code().unwrap_or(-1), json, text)
 }
 
-/// (scenario name, status, class) per scenario of a report.
-fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Option<String>)> {
-    report["scenarios"]
-        .as_array()
-        .expect("a scenarios array")
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_string(),
-                s["status"].as_str().unwrap().to_string(),
-                s["class"].as_str().map(str::to_string),
-            )
-        })
-        .collect()
-}
-
-/// The bundled JHU scenarios a program without the Mystery piece can play.
-const JHU: &[&str] = &[
-    "scenarios/jhu/check",
-    "scenarios/jhu/mates",
-    "scenarios/jhu/promotion",
-    "scenarios/jhu/refusals",
-    "scenarios/jhu/save",
-    "scenarios/jhu/score",
-    "scenarios/jhu/special-moves",
-    "scenarios/jhu/console",
-];
-
 #[test]
 fn jhu_correct_program_passes_every_scenario() {
     let dir = upload("jhu_chess.py", "");
-    let (code, report, text) = grade(dir.path(), JHU, &[]);
+    let (code, report, text) = grade(dir.path(), JHU_ALL, &[]);
     assert_eq!(code, 0, "{text}");
     let v = verdicts(&report);
     assert_eq!(v.len(), 12, "{v:?}");
@@ -181,7 +138,7 @@ fn jhu_loop_at_end_of_input_is_stopped_and_classified() {
 fn compile_error_is_reported_once_with_the_compilers_message() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(
-        scripts().join("compile-error.cpp"),
+        console_scripts().join("compile-error.cpp"),
         dir.path().join("main.cpp"),
     )
     .unwrap();
@@ -267,18 +224,9 @@ fn engine_options_after_the_command_are_chessgrades() {
     assert_eq!(out.status.code(), Some(1));
 }
 
-/// The bundled CUHK scenarios that start from the start position (the only
-/// one the CUHK program can play).
-const CUHK: &[&str] = &[
-    "scenarios/cuhk/console",
-    "scenarios/cuhk/game-over",
-    "scenarios/cuhk/notation",
-    "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
-];
-
 fn cuhk_failures(mutant: &str) -> (Vec<(String, String)>, String) {
     let dir = upload("cuhk_chess.py", mutant);
-    let (code, report, text) = grade(dir.path(), CUHK, &[]);
+    let (code, report, text) = grade(dir.path(), CUHK_ALL, &[]);
     assert_eq!(code, 1, "{mutant}: {text}");
     let failed = verdicts(&report)
         .into_iter()
@@ -291,7 +239,7 @@ fn cuhk_failures(mutant: &str) -> (Vec<(String, String)>, String) {
 #[test]
 fn cuhk_correct_program_passes_every_start_position_scenario() {
     let dir = upload("cuhk_chess.py", "");
-    let (code, report, text) = grade(dir.path(), CUHK, &[]);
+    let (code, report, text) = grade(dir.path(), CUHK_ALL, &[]);
     assert_eq!(code, 0, "{text}");
     let v = verdicts(&report);
     assert_eq!(v.len(), 4, "{v:?}");
@@ -359,125 +307,11 @@ fn cuhk_setup_other_than_the_start_is_not_gradable() {
 
 // ---------------------------------------------------------------------
 // The real C++ fixture programs of tests/fixtures/console/ (see its
-// README): each built once per test binary, then graded with --program;
-// the uploads themselves go through `grade --submission` where the build
-// is what is tested (the starter overlay, a compile error).
+// README): each built once per run (`helpers::console_program`), then
+// graded with --program; the uploads themselves go through `grade
+// --submission` where the build is what is tested (the starter overlay, the
+// graders' Mystery.h, a compile error).
 // ---------------------------------------------------------------------
-
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
-fn fixtures() -> PathBuf {
-    root().join("tests/fixtures/console")
-}
-
-/// The JHU starter files a student must not change, as the `--overlay`
-/// folder staff pass (the fixture README's seven files), with `mystery`
-/// as `Mystery.h` when given.
-fn jhu_overlay(mystery: Option<&str>) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let starter = root().join("../shared/jhu-course/starter");
-    for f in [
-        "Makefile",
-        "Piece.h",
-        "CreatePiece.h",
-        "CreatePiece.cpp",
-        "Terminal.h",
-        "Exceptions.h",
-        "Mystery.h",
-    ] {
-        std::fs::copy(starter.join(f), dir.path().join(f)).unwrap();
-    }
-    if let Some(text) = mystery {
-        std::fs::write(dir.path().join("Mystery.h"), text).unwrap();
-    }
-    dir
-}
-
-fn copy_files(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            let dest = to.join(path.file_name().unwrap());
-            std::fs::copy(&path, &dest).unwrap();
-            let mut perms = std::fs::metadata(&dest).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&dest, perms).unwrap();
-        }
-    }
-}
-
-/// A mutant made at test time from a fixture by one textual change.
-struct Patched {
-    name: &'static str,
-    base: &'static str,
-    file: &'static str,
-    from: &'static str,
-    to: &'static str,
-}
-
-const PATCHED: &[Patched] = &[Patched {
-    // The machine plays any of its pieces to any cell that is empty or an
-    // enemy's, without the piece's own moving rule (nor the turn check of
-    // `Board::move`): its moves are random and mostly illegal.
-    name: "cuhk-machine-illegal",
-    base: "cuhk-correct",
-    file: "machine.cpp",
-    from: "if (board->move(y1, x1, y2, x2)) {",
-    to: "Piece* t = board->get(y2, x2);\n            if (t != OUT_BOUND && !(y1 == y2 && x1 == x2) && (t == EMPTY || t->getColor() != p->getColor())) {\n                p->move(y2, x2);",
-}];
-
-/// `fixture` built the way its course builds it (JHU: the starter overlay
-/// and `make`; CUHK: g++ over every .cpp), once per test binary, under
-/// the test target's temporary folder; the path of its `chess`.
-fn built(fixture: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
-    let mut built = BUILT
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = built.get(fixture) {
-        return p.clone();
-    }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("console-fixtures")
-        .join(fixture);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    match PATCHED.iter().find(|p| p.name == fixture) {
-        Some(p) => {
-            copy_files(&fixtures().join(p.base), &dir);
-            let file = dir.join(p.file);
-            let text = std::fs::read_to_string(&file).unwrap();
-            assert!(
-                text.contains(p.from),
-                "{}: the patch no longer applies",
-                p.name
-            );
-            std::fs::write(&file, text.replace(p.from, p.to)).unwrap();
-        }
-        None => copy_files(&fixtures().join(fixture), &dir),
-    }
-    let out = if fixture.starts_with("jhu") {
-        copy_files(jhu_overlay(None).path(), &dir);
-        Command::new("make").current_dir(&dir).output().unwrap()
-    } else {
-        Command::new("sh")
-            .args(["-c", "g++ -std=c++11 -O2 -o chess *.cpp"])
-            .current_dir(&dir)
-            .output()
-            .unwrap()
-    };
-    assert!(
-        out.status.success(),
-        "{fixture} does not build: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let chess = dir.join("chess");
-    built.insert(fixture.to_string(), chess.clone());
-    chess
-}
 
 /// Runs `grade` with `args` and a JSON report: (exit code, report, output).
 fn grade_with(args: &[&str]) -> (i32, serde_json::Value, String) {
@@ -507,7 +341,7 @@ fn grade_fixture(
     scenarios: &[&str],
     extra: &[&str],
 ) -> (i32, Vec<(String, String)>, String) {
-    let chess = built(fixture);
+    let chess = console_program(fixture);
     let mut args = vec!["--program", chess.to_str().unwrap()];
     args.extend(scenarios);
     args.extend(extra);
@@ -528,23 +362,10 @@ fn not_passing(all: &[(String, String)]) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// Every bundled JHU scenario but the two Mystery ones (graded with their
-/// own Mystery.h below).
-const JHU_ALL: &[&str] = &[
-    "scenarios/jhu/check",
-    "scenarios/jhu/console",
-    "scenarios/jhu/mates",
-    "scenarios/jhu/promotion",
-    "scenarios/jhu/refusals",
-    "scenarios/jhu/save",
-    "scenarios/jhu/score",
-    "scenarios/jhu/special-moves",
-];
-
 #[test]
 fn real_jhu_correct_with_the_starter_overlay_passes_every_scenario() {
     let overlay = jhu_overlay(None);
-    let dir = fixtures().join("jhu-correct");
+    let dir = console_fixture("jhu-correct");
     let mut args = vec![
         "--submission",
         dir.to_str().unwrap(),
@@ -605,7 +426,7 @@ fn real_jhu_correct_passes_the_mystery_scenarios_with_the_graders_mystery_piece(
         ),
     ] {
         let overlay = jhu_overlay(Some(&header));
-        let dir = fixtures().join("jhu-correct");
+        let dir = console_fixture("jhu-correct");
         let (code, report, text) = grade_with(&[
             "--submission",
             dir.to_str().unwrap(),
@@ -616,14 +437,12 @@ fn real_jhu_correct_passes_the_mystery_scenarios_with_the_graders_mystery_piece(
         assert_eq!(code, 0, "{scenario}: {text}");
         assert_eq!(verdicts(&report)[0].1, "pass", "{text}");
     }
-    // The released stub (no shape, no value) does not play them.
-    let overlay = jhu_overlay(None);
-    let dir = fixtures().join("jhu-correct");
+    // The released stub (no shape, no value) does not play them: the
+    // program built with the starter overlay as released.
+    let chess = console_program("jhu-correct");
     let (code, _, text) = grade_with(&[
-        "--submission",
-        dir.to_str().unwrap(),
-        "--overlay",
-        overlay.path().to_str().unwrap(),
+        "--program",
+        chess.to_str().unwrap(),
         "scenarios/jhu/mystery",
     ]);
     assert_eq!(code, 1, "{text}");
@@ -746,7 +565,7 @@ fn real_jhu_loop_at_eof_fails_every_game_that_does_not_end_by_itself() {
 #[test]
 fn real_jhu_compile_error_is_reported_once() {
     let overlay = jhu_overlay(None);
-    let dir = fixtures().join("jhu-compile-error");
+    let dir = console_fixture("jhu-compile-error");
     let mut args = vec![
         "--submission",
         dir.to_str().unwrap(),
@@ -771,14 +590,6 @@ fn real_jhu_compile_error_is_reported_once() {
     );
 }
 
-/// The bundled CUHK scenarios a console program can play in mode 1.
-const CUHK_ALL: &[&str] = &[
-    "scenarios/cuhk/console",
-    "scenarios/cuhk/game-over",
-    "scenarios/cuhk/notation",
-    "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
-];
-
 #[test]
 fn real_cuhk_correct_passes_every_console_scenario() {
     let (code, v, text) = grade_fixture("cuhk-correct", CUHK_ALL, &[]);
@@ -786,7 +597,7 @@ fn real_cuhk_correct_passes_every_console_scenario() {
     assert_eq!(v.len(), 4);
     assert!(not_passing(&v).is_empty(), "{v:?}");
     // Through the upload too (g++ over every .cpp, the course's flags).
-    let dir = fixtures().join("cuhk-correct");
+    let dir = console_fixture("cuhk-correct");
     let mut args = vec!["--submission", dir.to_str().unwrap()];
     args.extend(CUHK_ALL);
     let (code, _, text) = grade_with(&args);
@@ -862,7 +673,7 @@ fn real_cuhk_trailing_space_fails_exactly_and_passes_with_the_tolerance() {
 
 #[test]
 fn real_cuhk_compile_error_is_reported_once() {
-    let dir = fixtures().join("cuhk-compile-error");
+    let dir = console_fixture("cuhk-compile-error");
     let mut args = vec!["--submission", dir.to_str().unwrap()];
     args.extend(CUHK_ALL);
     let (code, report, text) = grade_with(&args);
@@ -923,7 +734,7 @@ fn run_with_shim(chess: &Path, input: &str, time: &str) -> Vec<u8> {
 
 #[test]
 fn the_shim_makes_machine_games_repeat_and_its_clock_picks_the_game() {
-    let chess = built("cuhk-correct");
+    let chess = console_program("cuhk-correct");
     let a = run_with_shim(&chess, "3\n", "1000000000");
     let b = run_with_shim(&chess, "3\n", "1000000000");
     let c = run_with_shim(&chess, "3\n", "7");
@@ -977,7 +788,7 @@ fn real_cuhk_mode_2_judges_the_human_moves_in_the_game_played() {
 
 #[test]
 fn machine_steps_on_the_wrong_side_or_with_undo_are_not_gradable() {
-    let chess = built("cuhk-correct");
+    let chess = console_program("cuhk-correct");
     let dir = tempfile::tempdir().unwrap();
     let white_machine = dir.path().join("white_machine.txt");
     std::fs::write(
@@ -1252,7 +1063,9 @@ fn console_reports_are_well_formed_junit_and_gradescope() {
         (
             vec![
                 "--program".into(),
-                built("jhu-mutant-wrong-message").display().to_string(),
+                console_program("jhu-mutant-wrong-message")
+                    .display()
+                    .to_string(),
                 "scenarios/jhu/refusals".into(),
                 "scenarios/jhu/save".into(),
             ],
@@ -1262,7 +1075,7 @@ fn console_reports_are_well_formed_junit_and_gradescope() {
         (
             vec![
                 "--program".into(),
-                built("jhu-crash").display().to_string(),
+                console_program("jhu-crash").display().to_string(),
                 "scenarios/jhu/score".into(),
             ],
             1,
@@ -1271,7 +1084,7 @@ fn console_reports_are_well_formed_junit_and_gradescope() {
         (
             vec![
                 "--program".into(),
-                built("cuhk-correct").display().to_string(),
+                console_program("cuhk-correct").display().to_string(),
                 MODE3.into(),
                 MODE2.into(),
                 "scenarios/cuhk/console".into(),
@@ -1282,7 +1095,9 @@ fn console_reports_are_well_formed_junit_and_gradescope() {
         (
             vec![
                 "--program".into(),
-                built("cuhk-machine-illegal").display().to_string(),
+                console_program("cuhk-machine-illegal")
+                    .display()
+                    .to_string(),
                 MODE3.into(),
             ],
             1,
@@ -1291,7 +1106,7 @@ fn console_reports_are_well_formed_junit_and_gradescope() {
         (
             vec![
                 "--submission".into(),
-                fixtures().join("cuhk-compile-error").display().to_string(),
+                console_fixture("cuhk-compile-error").display().to_string(),
                 "scenarios/cuhk/console".into(),
                 "scenarios/cuhk/notation".into(),
             ],

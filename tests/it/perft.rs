@@ -15,13 +15,12 @@
 //! repository: where they are absent the tests say so and pass, except under
 //! CI (`CI` set). `CHESSGRADE_PERFT_SUITES` points them elsewhere.
 
+use crate::helpers;
 use chessgrade::engine::{Castling, MoveKind, Position, RoleSet, RuleSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-mod common;
 
 /// Deeper-than-4 depths at most this big are checked by the default test too.
 const CHEAP_LEAVES: u64 = 2_000_000;
@@ -38,7 +37,7 @@ struct Case {
 fn suites_dir() -> Option<PathBuf> {
     match std::env::var_os("CHESSGRADE_PERFT_SUITES") {
         Some(dir) => Some(PathBuf::from(dir)),
-        None => common::shared("perft"),
+        None => helpers::shared("perft"),
     }
 }
 

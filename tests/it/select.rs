@@ -2,20 +2,13 @@
 //! `--filter` (substring, glob, `--exact`), `--list`, `--fail-fast`,
 //! `--quiet`, per-scenario times and the failure recap.
 
+use crate::helpers::{command, output, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// `chessgrade ARGS --color=never` in `dir`.
 fn chessgrade(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .arg("--color=never")
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    output(command(dir).args(args).arg("--color=never"))
 }
 
 const GOOD: &str = "1\n4 4\nw r 3 0\nb k 0 3\n~\nisValidScan\nmovePiece 3 0 0 0\n";
@@ -189,10 +182,6 @@ fn merge(dir: &Path, files: &[&str]) -> Output {
     let mut args = vec!["merge"];
     args.extend_from_slice(files);
     chessgrade(dir, &args)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -5,10 +5,10 @@
 #[test]
 fn scenario() {
     insta::with_settings!({
-        snapshot_path => "../snapshots",
+        snapshot_path => "../../snapshots",
         prepend_module_to_snapshot => false,
     }, {
-        insta::glob!("../scenarios", "**/*.txt", |path| {
+        insta::glob!("../../scenarios", "**/*.txt", |path| {
             let trace = chessgrade::trace_file(path).unwrap_or_else(|d| panic!("{d}"));
             insta::assert_snapshot!("scenario", trace);
         });

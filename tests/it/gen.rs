@@ -3,20 +3,13 @@
 //! set's scenario forms, and cover every refusal reason of each rule set
 //! in a modest number of scenarios.
 
+use crate::helpers::{chessgrade, root};
 use chessgrade::engine::{MoveError, RuleSetId};
 use chessgrade::r#gen::{self as suite_gen, Feature, GenOptions, reachable_refusals, render};
 use chessgrade::scenario::{self, StepKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn chessgrade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessgrade"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
 
 fn gen_into(out: &Path, rules: &str, count: &str, seed: &str) -> Output {
     chessgrade(&[
@@ -289,7 +282,7 @@ fn options_the_subjects_cannot_honour_are_staff_errors() {
 
 #[test]
 fn rendering_a_bundled_scenario_reads_back_the_same() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let root = root().join("scenarios");
     let mut n = 0;
     for e in walkdir::WalkDir::new(&root).into_iter().map(|e| e.unwrap()) {
         if e.path().extension().is_none_or(|x| x != "txt") {
