@@ -397,12 +397,19 @@ pub fn locale_is_utf8() -> bool {
 /// The diagrams that explain a failure, in the order a reader wants them:
 /// for a move whose board differs, the expected and actual boards after it
 /// (differences marked); for a board out of sync, the expected and actual
-/// boards; then the board before the step, with a scan's missing and extra
-/// items marked. Coordinates are row/column numbers, as the trace's items.
+/// boards; for a console program's board printed wrong, the expected and
+/// printed boards; then the board before the step, with a scan's missing
+/// and extra items marked. Coordinates are row/column numbers, as the
+/// trace's items, except for a console program's failure: its course's
+/// files and ranks, as its students read them.
 pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
     use crate::compare::Detail;
     use crate::runner::FailureKind;
-    let coords = Coords::Numbers;
+    // A console program's board is drawn in its course's coordinates.
+    let coords = match &f.kind {
+        FailureKind::Transcript(t) => Coords::of(t.rules),
+        _ => Coords::Numbers,
+    };
     let mut out = Vec::new();
     let pair = |out: &mut Vec<Diagram>, names: [&str; 2], e: &BoardText, a: &BoardText| {
         out.push(Diagram::new(names[0], e, coords));
@@ -430,13 +437,25 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
             expected,
             actual,
         ),
-        FailureKind::Subject(_)
-        | FailureKind::CompileError(_)
-        | FailureKind::NotRecognised(_)
-        | FailureKind::Transcript(_) => {}
+        FailureKind::Transcript(t) => {
+            if let Some((e, a)) = &t.printed_board {
+                pair(
+                    &mut out,
+                    ["expected board", "board the program printed"],
+                    e,
+                    a,
+                );
+            }
+        }
+        FailureKind::Subject(_) | FailureKind::CompileError(_) | FailureKind::NotRecognised(_) => {}
     }
-    if !f.board_before.as_str().is_empty() {
-        let d = Diagram::new("board before the step", &f.board_before, coords);
+    let shown = |b: &BoardText| out.iter().any(|d: &Diagram| d.board == b.as_str());
+    if !f.board_before.as_str().is_empty() && !shown(&f.board_before) {
+        let title = match &f.kind {
+            FailureKind::Transcript(t) => t.board_title.as_str(),
+            _ => "board before the step",
+        };
+        let d = Diagram::new(title, &f.board_before, coords);
         out.push(match scan {
             Some((missing, extra)) => d.with_scan_items(missing, extra),
             None => d,
