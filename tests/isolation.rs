@@ -130,8 +130,8 @@ impl Arena {
     }
 
     /// A class: `correct` (a copy of the fixture) and one hostile copy of
-    /// it per attack, named after the attack.
-    fn fill_class(&self, fixture: &str) -> Vec<String> {
+    /// it per attack of `attacks`, named after the attack.
+    fn fill_class(&self, fixture: &str, attacks: &[&str]) -> Vec<String> {
         let attack_source =
             std::fs::read_to_string(root().join("tests/fixtures/hostile/chessgrade_attack.cc"))
                 .unwrap();
@@ -140,7 +140,7 @@ impl Arena {
             &root().join("tests/fixtures").join(fixture),
             &self.class().join("correct"),
         );
-        for attack in ATTACKS {
+        for attack in attacks {
             let name = attack.to_lowercase().replace('_', "-");
             let to = self.class().join(&name);
             copy_dir(&root().join("tests/fixtures").join(fixture), &to);
@@ -258,16 +258,23 @@ fn assert_cache_intact(cache: &Path) {
 /// Grades a class of `fixture` and its hostile copies on `scenarios`:
 /// every member earns `full` points and nothing outside changed.
 fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
-    hostile_class_as(None, fixture, scenarios, full);
+    hostile_class_as(None, ATTACKS, fixture, scenarios, full);
 }
 
-/// [`hostile_class`] with the grader run as `uid` (`None`: as the test).
-fn hostile_class_as(uid: Option<u32>, fixture: &str, scenarios: &[&str], full: &str) {
+/// [`hostile_class`] with the grader run as `uid` (`None`: as the test)
+/// and only `attacks`.
+fn hostile_class_as(
+    uid: Option<u32>,
+    attacks: &[&str],
+    fixture: &str,
+    scenarios: &[&str],
+    full: &str,
+) {
     if !confinement_available() {
         return;
     }
     let arena = Arena::new();
-    let names = arena.fill_class(fixture);
+    let names = arena.fill_class(fixture, attacks);
     // The cache holds the adapter before the class runs (so there is
     // something to poison), then everything is opened up.
     let warm = arena.chessgrade(&[
@@ -378,23 +385,26 @@ fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_par
         );
         return;
     }
+    // The attacks on what the uid no longer guards (the grader, its files,
+    // the classmates' files): Landlock alone must stop them.
     hostile_class_as(
         Some(UID),
+        &["KILL_GRADER", "READ_ANSWERS", "CLASSMATES", "WRITE_OUTSIDE"],
         "submissions/lab3-correct",
         &["scenarios/lab3/pawns"],
         "9/9",
     );
 }
 
-/// One hostile upload graded alone, each kind: the grader survives and
-/// reports full marks.
+/// Hostile uploads graded alone with `--submission`, Lab 3 and console:
+/// the grader survives and reports full marks.
 #[test]
 fn hostile_uploads_graded_alone_earn_what_their_correct_part_earns() {
     if !confinement_available() {
         return;
     }
     let arena = Arena::new();
-    arena.fill_class("submissions/lab3-correct");
+    arena.fill_class("submissions/lab3-correct", &["KILL_GRADER", "READ_ANSWERS"]);
     arena.open_up();
     let before = arena.files();
     for attack in ["kill-grader", "read-answers"] {
@@ -414,6 +424,27 @@ fn hostile_uploads_graded_alone_earn_what_their_correct_part_earns() {
     // The cache was empty: the first build filled it.
     after.retain(|p, _| !p.starts_with(arena.cache()));
     assert_eq!(before, after);
+    arena.assert_no_connection();
+
+    // A console program, alone: it attacks once per scenario.
+    let arena = Arena::new();
+    arena.fill_class("console/cuhk-correct", &["KILL_GRADER", "NETWORK"]);
+    arena.open_up();
+    let before = arena.files();
+    for attack in ["kill-grader", "network"] {
+        let upload = arena.class().join(attack);
+        let run = arena.chessgrade(&[
+            "grade",
+            "--submission",
+            upload.to_str().unwrap(),
+            "scenarios/cuhk/console",
+            "scenarios/cuhk/game-over",
+        ]);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(0), "{attack}: {stdout}");
+        assert!(stdout.contains("points 2/2"), "{attack}: {stdout}");
+    }
+    assert_eq!(before, arena.files());
     arena.assert_no_connection();
 }
 

@@ -70,7 +70,8 @@ pub struct ConsoleArgs {
     /// (the starter files a student must not change).
     #[arg(long)]
     pub overlay: Option<PathBuf>,
-    /// Console grading: the dialects' texts (a copy of src/console/texts.json).
+    /// Console grading: the dialects' texts, the keys of src/console/texts.json to change
+    /// (merged over the built-in ones).
     #[arg(long)]
     pub console_texts: Option<PathBuf>,
 }
@@ -105,11 +106,10 @@ impl ConsoleArgs {
     }
 }
 
+/// Where a scenario's expected answers are: `run`, `grade`, `explain` and
+/// `shrink` each flatten it, so the two flags mean the same everywhere.
 #[derive(Args)]
-pub struct ScenarioArgs {
-    /// Scenario files or folders (folders are searched for *.txt).
-    #[arg(default_value = "scenarios")]
-    pub paths: Vec<PathBuf>,
+pub struct SnapshotArgs {
     /// Folder holding the expected answers: `scenario@<name>.snap` files, or
     /// `<stem>.expected` traces (the course corpus layout).
     #[arg(long, default_value = "snapshots")]
@@ -117,6 +117,15 @@ pub struct ScenarioArgs {
     /// Scenario root: snapshot names are paths relative to it.
     #[arg(long, default_value = "scenarios")]
     pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ScenarioArgs {
+    /// Scenario files or folders (folders are searched for *.txt).
+    #[arg(default_value = "scenarios")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub snapshot: SnapshotArgs,
     /// Run only this slice of the scenarios (`slice:K/N`), to split a run across machines.
     #[arg(long)]
     pub partition: Option<Partition>,

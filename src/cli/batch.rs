@@ -39,7 +39,7 @@ pub struct Discovered {
 /// Discovers the scenarios of a run: the filters' selection, then the
 /// partition's slice of it.
 pub fn discover(args: &ScenarioArgs) -> Discovered {
-    let walked = runner::walk(&args.paths, &args.root);
+    let walked = runner::walk(&args.paths, &args.snapshot.root);
     let found = Selection::new(&args.filter, args.exact).apply(walked.found);
     let names: Vec<String> = found.iter().map(runner::name_of).collect();
     let identity = RunIdentity::of(&names);
@@ -167,7 +167,7 @@ pub fn run_batch_with(
 ) -> u8 {
     let started = Instant::now();
     args.input.apply();
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     for removed in store.remove_stale_temp_files() {
         notes.push(format!(
             "removed {}: a temporary snapshot file left by an interrupted run",

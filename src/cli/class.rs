@@ -78,7 +78,7 @@ pub fn grade_class(
         eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
         return 2;
     }
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     let uploads = if console.forces_console() || console_grading::wants_console(&found) {
         let options = match console.options(&subject.compiler, limit_args) {
             Ok(o) => o,

@@ -5,7 +5,7 @@
 //! are the scenario's snapshot, or the reference engine's trace when it has
 //! none.
 
-use super::args::SubjectArgs;
+use super::args::{SnapshotArgs, SubjectArgs};
 use chessgrade::explain::{RenderOptions, explain, render};
 use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
@@ -20,8 +20,7 @@ use std::time::Duration;
 pub struct ExplainArgs {
     pub scenario: PathBuf,
     pub subject: SubjectArgs,
-    pub snapshots: PathBuf,
-    pub root: PathBuf,
+    pub snapshot: SnapshotArgs,
     pub line: Option<u32>,
     pub all: bool,
     pub ascii: bool,
@@ -37,12 +36,12 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
     };
     let source = std::fs::read_to_string(&a.scenario).unwrap_or_default();
     // Expected answers: the snapshot, else the reference engine's trace.
-    let (found, _) = runner::discover(std::slice::from_ref(&a.scenario), &a.root);
+    let (found, _) = runner::discover(std::slice::from_ref(&a.scenario), &a.snapshot.root);
     let Some(found) = found.into_iter().next() else {
         eprintln!("error: {}: not a scenario file", a.scenario.display());
         return 2;
     };
-    let store = SnapshotStore::new(&a.snapshots);
+    let store = SnapshotStore::new(&a.snapshot.snapshots);
     let expected = match store.load(&found.rel) {
         Ok(Some(snap)) => {
             println!("expected: {}", store.path_for(&found.rel).display());

@@ -192,9 +192,7 @@ fn resolve(program: &std::path::Path) -> Option<PathBuf> {
     if program.components().count() > 1 {
         return runnable(program).then(|| std::path::absolute(program).ok())?;
     }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join(program))
-        .find(|p| runnable(p))
+    which::which(program).ok()
 }
 
 /// Grades a console program: the library's [`ConsoleGrader`] checks every
@@ -216,7 +214,7 @@ fn grade_console(
             return 2;
         }
     };
-    let store = SnapshotStore::new(&args.snapshots);
+    let store = SnapshotStore::new(&args.snapshot.snapshots);
     let grader = match ConsoleGrader::new(found, &store, options) {
         Ok(g) => g,
         Err(e) => {

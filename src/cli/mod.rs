@@ -23,7 +23,8 @@ mod shrink;
 mod trace;
 
 use args::{
-    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, SubjectArgs,
+    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, SnapshotArgs,
+    SubjectArgs,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
@@ -134,12 +135,8 @@ enum Command {
         /// Letters instead of chess symbols (the default when the locale is not UTF-8).
         #[arg(long)]
         ascii: bool,
-        /// Folder holding the expected answers (as for `run`).
-        #[arg(long, default_value = "snapshots")]
-        snapshots: PathBuf,
-        /// Scenario root: snapshot names are paths relative to it.
-        #[arg(long, default_value = "scenarios")]
-        root: PathBuf,
+        #[command(flatten)]
+        snapshot: SnapshotArgs,
     },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
@@ -198,7 +195,9 @@ Exit codes: 0 written; 2 bad options or a write error."
     /// Shrink a scenario on which a submission fails to a small one that still
     /// fails the same way; print it and its first mismatch.
     #[command(
-        after_help = "Expected answers for each smaller candidate come from the reference engine. \
+        after_help = "The scenario is judged against its snapshot (--snapshots, --root, as for `grade` \
+and `explain`), or the reference engine when it has none; each smaller candidate has no snapshot \
+and is judged against the reference engine. \
 Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
 2 usage error, unreadable scenario, or a submission that cannot be built or run.",
         mut_arg("submission", |a| a
@@ -210,6 +209,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         file: PathBuf,
         #[command(flatten)]
         subject: SubjectArgs,
+        #[command(flatten)]
+        snapshot: SnapshotArgs,
         #[command(flatten)]
         limits: LimitArgs,
         /// Candidates to try at most (each is one run of the submission).
@@ -305,10 +306,18 @@ pub fn main() -> u8 {
         Command::Shrink {
             file,
             subject,
+            snapshot,
             limits,
             max_runs,
             output,
-        } => shrink::run(&file, subject, &limits, max_runs, output.as_deref()),
+        } => shrink::run(
+            &file,
+            subject,
+            &snapshot,
+            &limits,
+            max_runs,
+            output.as_deref(),
+        ),
         Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
@@ -329,13 +338,11 @@ pub fn main() -> u8 {
             line,
             all,
             ascii,
-            snapshots,
-            root,
+            snapshot,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
             subject,
-            snapshots,
-            root,
+            snapshot,
             line,
             all,
             ascii,

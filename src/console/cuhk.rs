@@ -12,7 +12,7 @@
 
 use super::texts::{CuhkTexts, fill};
 use super::{Dialect, Exchange, Judging, NotGradable, Place, Plan};
-use crate::domain::{Color, Square};
+use crate::domain::Color;
 use crate::engine::{BoardText, Game, GameStatus, MoveError, Position, START_FEN};
 use crate::scenario::{Scenario, StepKind};
 use crate::subject::Setup;
@@ -220,7 +220,7 @@ pub(super) fn board_lines(pos: &Position, t: &CuhkTexts) -> Vec<String> {
         let mut line = (row + 1).to_string();
         for col in 0..dims.cols() {
             line.push_str(&t.cell_separator);
-            match board.get(Square { row, col }) {
+            match board.get(dims.at(row, col)) {
                 None => line.push_str(&t.empty_cell),
                 Some(p) => {
                     let upper = p.char().to_ascii_uppercase();

@@ -232,8 +232,7 @@ fn cell(text: &str, pos: &Position) -> Option<Square> {
     let col = chars.next().filter(char::is_ascii_uppercase)?;
     let row: u16 = chars.as_str().parse().ok()?;
     let dims = pos.dims();
-    let col = col as u16 - 'A' as u16;
-    (row >= 1 && row <= dims.rows() && col < dims.cols()).then(|| Square { row: row - 1, col })
+    dims.square_at(i64::from(row) - 1, i64::from(col as u8 - b'A'))
 }
 
 /// The output, read front to back.
@@ -657,8 +656,8 @@ mod tests {
     #[test]
     fn printed_cells_map_to_the_references_squares() {
         let p = start();
-        assert_eq!(cell("A1", &p), Some(Square { row: 0, col: 0 }));
-        assert_eq!(cell("H8", &p), Some(Square { row: 7, col: 7 }));
+        assert_eq!(cell("A1", &p), p.dims().square_at(0, 0));
+        assert_eq!(cell("H8", &p), p.dims().square_at(7, 7));
         assert_eq!(cell("I1", &p), None);
         assert_eq!(cell("a1", &p), None);
         assert_eq!(cell("A9", &p), None);

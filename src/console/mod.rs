@@ -5,8 +5,8 @@
 //! A scenario is first turned into a [`Plan`] by its course's dialect
 //! ([`jhu`], [`cuhk`]), on the reference engine: the line of input each step
 //! becomes, and the exact lines the course's program prints for it. The
-//! dialects' texts are data ([`Texts`], `texts.json`, which staff can
-//! replace with `--console-texts FILE`). A scenario that a dialect cannot
+//! dialects' texts are data ([`Texts`], `texts.json`, whose keys staff can
+//! override with `--console-texts FILE`). A scenario that a dialect cannot
 //! express (a setup the program cannot reach, a step it has no command for)
 //! is [`NotGradable`] before anything runs: a staff-side problem, never a
 //! student's 0.
@@ -335,37 +335,7 @@ const MAX_RAW_OUTPUT: usize = 4 << 10;
 /// Removes ANSI escape sequences (CSI `ESC [ ... letter`, and two-byte
 /// escapes) and carriage returns.
 pub fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => match chars.next() {
-                Some('[') => {
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    // OSC: up to BEL or ESC \.
-                    while let Some(c) = chars.next() {
-                        if c == '\u{7}' {
-                            break;
-                        }
-                        if c == '\u{1b}' {
-                            chars.next();
-                            break;
-                        }
-                    }
-                }
-                _ => {}
-            },
-            '\r' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    console::strip_ansi_codes(s).replace('\r', "")
 }
 
 /// Splits output at every occurrence of any of `prompts`: the text before

@@ -1,8 +1,8 @@
 //! The dialects' texts as data: every prompt, command and message the
 //! course programs print, read from `texts.json` (embedded; staff may pass
-//! their own copy with `--console-texts FILE`). Defaults come from the
-//! seeds and the courses' starter code (docs/console.md says where each
-//! comes from).
+//! a file with `--console-texts FILE`, holding only the keys it changes,
+//! merged over the embedded ones). Defaults come from the seeds and the
+//! courses' starter code (docs/console.md says where each comes from).
 
 use serde::Deserialize;
 use std::path::Path;
@@ -92,10 +92,74 @@ impl Default for Texts {
 }
 
 impl Texts {
-    /// Reads a staff copy of `texts.json`.
+    /// Reads a staff texts file: a whole copy of `texts.json`, or only the
+    /// keys it changes (see [`Texts::merged`]).
     pub fn load(path: &Path) -> Result<Texts, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        Texts::merged(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The embedded texts with `json`'s keys over them: nested objects are
+    /// merged key by key (`{"jhu": {"white_turn": "White to move"}}`
+    /// changes that one text), any other value replaces the default. A key
+    /// the embedded texts do not have is an error naming it (`jhu.whte`),
+    /// as is a value of the wrong type.
+    pub fn merged(json: &str) -> Result<Texts, String> {
+        let over: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let mut texts: serde_json::Value =
+            serde_json::from_str(DEFAULT_TEXTS).expect("the embedded texts.json is valid");
+        merge(&mut texts, over, "")?;
+        serde_json::from_value(texts).map_err(|e| e.to_string())
+    }
+}
+
+/// Merges `over` into `base` at `path` (`""` for the top level).
+fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> Result<(), String> {
+    use serde_json::Value;
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                let Some(slot) = base.get_mut(&key) else {
+                    let known: Vec<&str> = base.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "unknown key `{at}` (expected one of: {})",
+                        known.join(", ")
+                    ));
+                };
+                merge(slot, value, &at)?;
+            }
+            Ok(())
+        }
+        (Value::Object(_), _) if path.is_empty() => {
+            Err("the texts must be a JSON object, like texts.json".into())
+        }
+        (base, over) if kind(base) != kind(&over) => Err(format!(
+            "`{path}` must be {}, found {}",
+            kind(base),
+            kind(&over)
+        )),
+        (base, over) => {
+            *base = over;
+            Ok(())
+        }
+    }
+}
+
+/// A JSON value's type, for messages.
+fn kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -125,5 +189,74 @@ mod tests {
             fill(&t.jhu.refusal, "reason", "x"),
             "Could not make move: x"
         );
+    }
+
+    #[test]
+    fn a_partial_file_changes_only_its_keys() {
+        let t = Texts::merged(r#"{"jhu": {"white_turn": "White to move"}}"#).unwrap();
+        assert_eq!(t.jhu.white_turn, "White to move");
+        let d = Texts::default();
+        assert_eq!(t.jhu.black_turn, d.jhu.black_turn);
+        assert_eq!(t.jhu.cxx_flags, d.jhu.cxx_flags);
+        assert_eq!(t.cuhk.mode_prompt, d.cuhk.mode_prompt);
+        // Several keys of both dialects; a list replaces the list.
+        let t = Texts::merged(
+            r#"{"cuhk": {"ignore_trailing_space": true, "cxx_flags": ["-O0"]},
+                "jhu": {"binary": "game", "exit_status": 3}}"#,
+        )
+        .unwrap();
+        assert!(t.cuhk.ignore_trailing_space);
+        assert_eq!(t.cuhk.cxx_flags, ["-O0"]);
+        assert_eq!((t.jhu.binary.as_str(), t.jhu.exit_status), ("game", 3));
+        assert_eq!(t.cuhk.white, d.cuhk.white);
+        // Nothing changed, and a whole copy, are the defaults.
+        assert_eq!(
+            format!("{:?}", Texts::merged("{}").unwrap()),
+            format!("{d:?}")
+        );
+        assert_eq!(
+            format!("{:?}", Texts::merged(DEFAULT_TEXTS).unwrap()),
+            format!("{d:?}")
+        );
+    }
+
+    #[test]
+    fn a_file_is_read_and_merged_and_its_errors_name_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("texts.json");
+        std::fs::write(&path, r#"{"jhu": {"white_turn": "W"}}"#).unwrap();
+        assert_eq!(Texts::load(&path).unwrap().jhu.white_turn, "W");
+        std::fs::write(&path, r#"{"jhu": {"whte": "W"}}"#).unwrap();
+        let e = Texts::load(&path).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{}: unknown key `jhu.whte`", path.display())),
+            "{e}"
+        );
+        assert!(Texts::load(&dir.path().join("missing.json")).is_err());
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_are_named() {
+        let err = |json: &str| Texts::merged(json).unwrap_err();
+        let e = err(r#"{"jhu": {"white_tunr": "x"}}"#);
+        assert!(e.starts_with("unknown key `jhu.white_tunr`"), "{e}");
+        assert!(e.contains("white_turn"), "{e}");
+        assert!(err(r#"{"mit": {}}"#).starts_with("unknown key `mit`"));
+        assert_eq!(
+            err(r#"{"jhu": "x"}"#),
+            "`jhu` must be an object, found a string"
+        );
+        assert_eq!(
+            err("[]"),
+            "the texts must be a JSON object, like texts.json"
+        );
+        assert_eq!(
+            err(r#"{"jhu": {"exit_status": "zero"}}"#),
+            "`jhu.exit_status` must be a number, found a string"
+        );
+        // What the types cannot say, serde does.
+        let e = err(r#"{"jhu": {"exit_status": 1.5}}"#);
+        assert!(e.contains("invalid type"), "{e}");
+        assert!(err("{").contains("EOF"));
     }
 }

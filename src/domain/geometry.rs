@@ -68,6 +68,31 @@ impl Dims {
         self.square_at(coord.row, coord.col)
     }
 
+    /// The square at `coord`, or why not: the checked way in for input
+    /// (a protocol request, a FEN, a scenario line), whose error says
+    /// where the square lies and how big the board is.
+    pub fn check(self, coord: Coord) -> Result<Square, OffBoard> {
+        self.square(coord).ok_or(OffBoard { coord, dims: self })
+    }
+
+    /// The square at `(row, col)`, which the caller knows lies on this
+    /// board (it walks the board's rows and columns, or a home row):
+    /// engine code past the input boundary, checked in debug builds only.
+    #[inline(always)]
+    pub(crate) fn at(self, row: u16, col: u16) -> Square {
+        debug_assert!(
+            row < self.rows && col < self.cols,
+            "{row} {col} is off a {self:?} board"
+        );
+        Square { row, col }
+    }
+
+    /// Whether `sq` lies on this board (a square made for a smaller or
+    /// equal board does; one made for a larger board may not).
+    pub fn contains(self, sq: Square) -> bool {
+        sq.row < self.rows && sq.col < self.cols
+    }
+
     pub fn square_at(self, row: i64, col: i64) -> Option<Square> {
         if (0..self.rows as i64).contains(&row) && (0..self.cols as i64).contains(&col) {
             Some(Square {
@@ -91,11 +116,14 @@ impl Dims {
     }
 
     /// Row-major index of a square of this board.
+    #[inline(always)]
     pub fn index(self, sq: Square) -> usize {
+        debug_assert!(self.contains(sq), "{sq:?} is off a {self:?} board");
         sq.row as usize * self.cols as usize + sq.col as usize
     }
 
     pub fn square_of_index(self, i: usize) -> Square {
+        debug_assert!(i < self.len(), "index {i} is off a {self:?} board");
         Square {
             row: (i / self.cols as usize) as u16,
             col: (i % self.cols as usize) as u16,
@@ -103,15 +131,48 @@ impl Dims {
     }
 }
 
-/// A square known to lie on some board (0-based row and column).
+/// A square known to lie on a board (0-based row and column): only a
+/// [`Dims`] makes one ([`Dims::check`], [`Dims::square`], [`Dims::squares`],
+/// ...), so a square has been checked against the board it is used on, and
+/// the engine indexes its boards with squares without checking again.
+/// Input (protocol requests, FENs, scenario lines) arrives as [`Coord`]s
+/// and becomes squares at that boundary.
 /// Ordering is row-major, which is the order traces list squares in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square {
-    pub row: u16,
-    pub col: u16,
+    // Visible in the crate only for `scenario::parse`, which still builds
+    // a board picture's squares as a literal (it is being rewritten); the
+    // rest of the crate goes through `Dims` and the accessors, and once the
+    // parser does too these become private.
+    pub(crate) row: u16,
+    pub(crate) col: u16,
 }
 
 impl Square {
+    pub fn row(self) -> u16 {
+        self.row
+    }
+
+    pub fn col(self) -> u16 {
+        self.col
+    }
+
+    /// The square in one word (row high, column low), for compact
+    /// storage; never `u32::MAX`, which a holder may use for "none".
+    #[inline(always)]
+    pub(crate) fn pack(self) -> u32 {
+        (self.row as u32) << 16 | self.col as u32
+    }
+
+    /// The square [`Square::pack`] packed (of any other word: nonsense).
+    #[inline(always)]
+    pub(crate) fn unpack(word: u32) -> Square {
+        Square {
+            row: (word >> 16) as u16,
+            col: word as u16,
+        }
+    }
+
     pub fn coord(self) -> Coord {
         Coord {
             row: self.row as i64,
@@ -125,6 +186,26 @@ impl fmt::Display for Square {
         write!(f, "{} {}", self.row, self.col)
     }
 }
+
+/// A coordinate that is not on a board of `dims`: what [`Dims::check`]
+/// refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffBoard {
+    pub coord: Coord,
+    pub dims: Dims,
+}
+
+impl fmt::Display for OffBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "square {} is off the {}x{} board",
+            self.coord, self.dims.rows, self.dims.cols
+        )
+    }
+}
+
+impl std::error::Error for OffBoard {}
 
 /// A coordinate as written in a scenario: it may lie off the board
 /// (a scenario may ask to move there, and the answer is then "invalid").
@@ -170,5 +251,45 @@ mod tests {
         assert_eq!(d.index(d.square_at(1, 2).unwrap()), 5);
         assert_eq!(d.square_of_index(4), d.square_at(1, 1).unwrap());
         assert_eq!(d.offset(d.square_at(0, 0).unwrap(), -1, 0), None);
+    }
+
+    #[test]
+    fn check_accepts_only_the_boards_squares_and_says_why_not() {
+        let d = Dims::new(8, 8).unwrap();
+        let sq = d.check(Coord::new(7, 0)).unwrap();
+        assert_eq!((sq.row(), sq.col(), sq.coord()), (7, 0, Coord::new(7, 0)));
+        for (r, c) in [(3, 8), (8, 3), (-1, 0), (0, -1), (300, 300)] {
+            let e = d.check(Coord::new(r, c)).unwrap_err();
+            assert_eq!(e.coord, Coord::new(r, c));
+            assert_eq!(
+                e.to_string(),
+                format!("square {r} {c} is off the 8x8 board")
+            );
+        }
+        // Coordinates past every board's size, and past u16, are off.
+        for (r, c) in [
+            (i64::MIN, 0),
+            (0, i64::MAX),
+            (65_536, 0),
+            (1 << 32, 1 << 32),
+        ] {
+            assert!(d.check(Coord::new(r, c)).is_err(), "{r} {c}");
+        }
+        let wide = Dims::new(1, 256).unwrap();
+        assert!(wide.check(Coord::new(0, 255)).is_ok());
+        assert!(wide.check(Coord::new(0, 256)).is_err());
+        // A square of a larger board is not (always) one of a smaller.
+        let big = Dims::new(16, 16).unwrap().square_at(9, 9).unwrap();
+        assert!(!d.contains(big));
+        assert!(d.contains(sq) && Dims::new(16, 16).unwrap().contains(sq));
+    }
+
+    #[test]
+    fn packed_squares_unpack_to_themselves() {
+        let d = Dims::new(MAX_SIDE as i64, MAX_SIDE as i64).unwrap();
+        for sq in [d.at(0, 0), d.at(255, 255), d.at(3, 200)] {
+            assert_ne!(sq.pack(), u32::MAX);
+            assert_eq!(Square::unpack(sq.pack()), sq);
+        }
     }
 }

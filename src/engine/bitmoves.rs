@@ -25,7 +25,7 @@ use super::movegen::{Context, Move, MoveKind, castling_rook_col};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
 use super::squareset::{Set256, Set512, SquareSet};
-use crate::domain::{Color, Role, Square};
+use crate::domain::{Color, Role};
 
 /// Where generated moves go.
 pub(super) trait Sink<S> {
@@ -366,10 +366,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
         let takers = g.pawn_attacks(color.opponent(), to) & self.sets.of(color, Role::Pawn);
         for from in takers.members() {
             // The pawn that crossed `to` stands beside the taker.
-            let captured = Square {
-                row: g.square(from).row,
-                col: ep.col,
-            };
+            let captured = g.dims().at(g.square(from).row(), ep.col());
             let c = g.index(captured);
             if !enemy_pawns.has(c) {
                 continue;
@@ -396,10 +393,10 @@ impl<'a, S: SquareSet> Side<'a, S> {
         let dims = g.dims();
         let king = g.square(k);
         let home = home_row(color, dims);
-        if king.row != home {
+        if king.row() != home {
             return;
         }
-        let at = |col: u16| Square { row: home, col };
+        let at = |col: u16| dims.at(home, col);
         let bit = |col: u16| S::single(g.index(at(col)));
         let span = |a: u16, b: u16| a.min(b)..=a.max(b);
         let span_set = |a: u16, b: u16| span(a, b).fold(S::EMPTY, |s, c| s | bit(c));
@@ -415,15 +412,16 @@ impl<'a, S: SquareSet> Side<'a, S> {
             let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
                 continue;
             };
-            let path =
-                (span_set(king.col, king_to) | span_set(rook_col, rook_to)) & !S::single(k) & !rook;
+            let path = (span_set(king.col(), king_to) | span_set(rook_col, rook_to))
+                & !S::single(k)
+                & !rook;
             if (path & self.occupied).any() {
                 continue;
             }
             // Not out of check nor through an attacked square, the king
             // lifted (its landing square is judged below, with the rook moved).
-            let safe_passage = span(king.col, king_to)
-                .filter(|&c| c != king_to || c == king.col)
+            let safe_passage = span(king.col(), king_to)
+                .filter(|&c| c != king_to || c == king.col())
                 .all(|c| !self.attacked(g.index(at(c)), lifted, self.them));
             if !safe_passage {
                 continue;
@@ -510,15 +508,9 @@ mod tests {
                     0 => cols as u16 / 2,
                     _ => rng.below(cols as u64) as u16,
                 };
-                pos.place(Square { row: home, col }, Piece::new(color, Role::King));
+                pos.place(dims.at(home, col), Piece::new(color, Role::King));
                 for corner in [0, cols as u16 - 1] {
-                    pos.place(
-                        Square {
-                            row: home,
-                            col: corner,
-                        },
-                        Piece::new(color, Role::Rook),
-                    );
+                    pos.place(dims.at(home, corner), Piece::new(color, Role::Rook));
                 }
             }
             for side in [CastleSide::King, CastleSide::Queen] {
@@ -552,7 +544,7 @@ mod tests {
                 pos.board_mut_for_tests().set(ep, None);
             }
             let side = col + [-1, 1][rng.below(2) as usize];
-            if let Some(taker) = dims.square_at(pawn.row as i64, side) {
+            if let Some(taker) = dims.square_at(pawn.row() as i64, side) {
                 pos.place(taker, Piece::new(us, Role::Pawn));
             }
         }
@@ -796,7 +788,7 @@ mod tests {
                 let home = super::super::home_row(color, dims);
                 let keep = kings
                     .iter()
-                    .find(|k| k.row == home)
+                    .find(|k| k.row() == home)
                     .or(kings.first())
                     .copied();
                 for &sq in kings.iter().filter(|&&k| Some(k) != keep) {
@@ -807,7 +799,7 @@ mod tests {
         if rng.below(2) == 0 {
             let pieces: Vec<_> = pos.board().pieces().collect();
             let corner = |sq: Square| {
-                [0, dims.rows() - 1].contains(&sq.row) && [0, dims.cols() - 1].contains(&sq.col)
+                [0, dims.rows() - 1].contains(&sq.row()) && [0, dims.cols() - 1].contains(&sq.col())
             };
             for (sq, piece) in pieces {
                 let kept = piece.role == Role::King || corner(sq);

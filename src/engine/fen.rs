@@ -19,7 +19,7 @@
 use super::movegen::{file_name, parse_square, square_name};
 use super::position::{CastleSide, CastlingRights, Position, home_row};
 use super::rules::RuleSet;
-use crate::domain::{Color, Dims, MAX_SIDE, Piece, Role, Square};
+use crate::domain::{Color, Coord, Dims, MAX_SIDE, Piece, Role, Square};
 use std::fmt;
 
 /// Why a FEN was refused.
@@ -71,11 +71,11 @@ impl Position {
         let dims = Dims::new(rows.len() as i64, rows[0].len() as i64)
             .map_err(|e| FenError::Pieces(e.to_string()))?;
         let mut pos = Position::new(rules, dims);
-        for (r, row) in rows.iter().enumerate() {
-            for (c, piece) in row.iter().enumerate() {
-                if let Some(piece) = piece {
-                    pos.place(at(r as u16, c as u16), *piece);
-                }
+        // Every row is as wide as the first: the cells are the board's
+        // squares in row-major order, one for one.
+        for (sq, piece) in dims.squares().zip(rows.iter().flatten()) {
+            if let Some(piece) = piece {
+                pos.place(sq, *piece);
             }
         }
         let turn = match fields[1] {
@@ -106,7 +106,7 @@ impl Position {
             }
             let mut empty = 0;
             for col in 0..dims.cols() {
-                match self.board().get(at(row, col)) {
+                match self.board().get(dims.at(row, col)) {
                     None => empty += 1,
                     Some(p) => {
                         if empty > 0 {
@@ -155,10 +155,6 @@ impl Position {
         ));
         s
     }
-}
-
-fn at(row: u16, col: u16) -> Square {
-    Square { row, col }
 }
 
 /// The rows of the placement field, top first, one entry a square.
@@ -216,9 +212,9 @@ fn parse_pieces(field: &str) -> Result<Vec<Vec<Option<Piece>>>, FenError> {
 
 /// The one king of `color` on its home row, if exactly one stands there.
 fn home_king(pos: &Position, color: Color) -> Option<u16> {
-    let home = home_row(color, pos.dims());
-    let mut kings = (0..pos.dims().cols())
-        .filter(|&c| pos.board().get(at(home, c)) == Some(Piece::new(color, Role::King)));
+    let (dims, home) = (pos.dims(), home_row(color, pos.dims()));
+    let mut kings = (0..dims.cols())
+        .filter(|&c| pos.board().get(dims.at(home, c)) == Some(Piece::new(color, Role::King)));
     match (kings.next(), kings.next()) {
         (Some(col), None) => Some(col),
         _ => None,
@@ -228,8 +224,9 @@ fn home_king(pos: &Position, color: Color) -> Option<u16> {
 /// The column of the outermost rook of `color` on `side` of its home king.
 fn outermost_rook(pos: &Position, color: Color, side: CastleSide) -> Option<u16> {
     let king = home_king(pos, color)?;
-    let home = home_row(color, pos.dims());
-    let is_rook = |c: &u16| pos.board().get(at(home, *c)) == Some(Piece::new(color, Role::Rook));
+    let (dims, home) = (pos.dims(), home_row(color, pos.dims()));
+    let is_rook =
+        |c: &u16| pos.board().get(dims.at(home, *c)) == Some(Piece::new(color, Role::Rook));
     match side {
         CastleSide::King => (king + 1..pos.dims().cols()).rev().find(is_rook),
         CastleSide::Queen => (0..king).find(is_rook),
@@ -257,12 +254,13 @@ fn parse_castling(pos: &Position, field: &str) -> Result<CastlingRights, FenErro
                 outermost_rook(pos, color, CastleSide::Queen),
             ),
             f @ 'a'..='z' => {
-                let col = (f as u8 - b'a') as u16;
-                if col >= pos.dims().cols() {
-                    return Err(FenError::Castling(format!("file `{c}` is off the board")));
-                }
                 let home = home_row(color, pos.dims());
-                let rook = pos.board().get(at(home, col)) == Some(Piece::new(color, Role::Rook));
+                let file = Coord::new(i64::from(home), i64::from(f as u8 - b'a'));
+                let Ok(sq) = pos.dims().check(file) else {
+                    return Err(FenError::Castling(format!("file `{c}` is off the board")));
+                };
+                let col = sq.col();
+                let rook = pos.board().get(sq) == Some(Piece::new(color, Role::Rook));
                 match home_king(pos, color) {
                     Some(king) if rook && col > king => (CastleSide::King, Some(col)),
                     Some(king) if rook && col < king => (CastleSide::Queen, Some(col)),
@@ -292,7 +290,7 @@ fn parse_en_passant(dims: Dims, turn: Color, field: &str) -> Result<Option<Squar
     // the row after its start row.
     let moved = turn.opponent();
     let crossed = home_row(moved, dims) as i64 + 2 * moved.forward() as i64;
-    if sq.row as i64 != crossed {
+    if sq.row() as i64 != crossed {
         return Err(FenError::EnPassant(format!(
             "`{field}` is not on the row a {} pawn crosses with a double step",
             moved.name()

@@ -204,7 +204,7 @@ impl Game {
             for _ in 0..MACHINE_TRIALS {
                 let row = rng.below(u64::from(dims.rows())) as u16;
                 let col = rng.below(u64::from(dims.cols())) as u16;
-                let to = Square { row, col };
+                let to = dims.at(row, col);
                 if let Some(&mv) = targets.get(&(from, to)) {
                     self.play(mv);
                     self.undone.clear();
@@ -225,7 +225,7 @@ impl Game {
         let mut lines: Vec<String> = (0..dims.rows())
             .map(|row| {
                 (0..dims.cols())
-                    .map(|col| board.get(Square { row, col }).map_or('-', |p| p.char()))
+                    .map(|col| board.get(dims.at(row, col)).map_or('-', |p| p.char()))
                     .collect()
             })
             .collect();
@@ -340,20 +340,8 @@ mod tests {
         for col in 0..128 {
             let white = crate::domain::Piece::new(Color::White, Role::Pawn);
             let black = crate::domain::Piece::new(Color::Black, Role::Pawn);
-            pos.place(
-                Square {
-                    row: 200,
-                    col: col * 2,
-                },
-                white,
-            );
-            pos.place(
-                Square {
-                    row: 199,
-                    col: col * 2,
-                },
-                black,
-            );
+            pos.place(dims.at(200, col * 2), white);
+            pos.place(dims.at(199, col * 2), black);
         }
         let mut g = Game::new(pos);
         assert_eq!(g.machine_move(5), None);
@@ -390,8 +378,8 @@ mod tests {
         );
         assert_eq!(
             g.try_move(
-                Some(Square { row: 0, col: 4 }),
-                Some(Square { row: 0, col: 3 }),
+                g.position().dims().square_at(0, 4),
+                g.position().dims().square_at(0, 3),
                 None
             ),
             Err(MoveError::GameOver)

@@ -76,7 +76,7 @@ impl<S: SquareSet> Geometry<S> {
         let row_set = |row: i64| {
             squares
                 .iter()
-                .filter(|sq| sq.row as i64 == row)
+                .filter(|sq| sq.row() as i64 == row)
                 .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)))
         };
         let rows = dims.rows() as i64;
@@ -106,7 +106,7 @@ impl<S: SquareSet> Geometry<S> {
         let col_set = |col: u16| {
             squares
                 .iter()
-                .filter(|sq| sq.col == col)
+                .filter(|sq| sq.col() == col)
                 .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)))
         };
         let all = squares

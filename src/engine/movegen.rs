@@ -64,7 +64,7 @@ impl Move {
     /// `aa`, `ab`, ...
     pub fn uci(self, dims: Dims) -> String {
         let to = match self.kind {
-            MoveKind::Castle { rook_from, .. } if self.from.col.abs_diff(self.to.col) != 2 => {
+            MoveKind::Castle { rook_from, .. } if self.from.col().abs_diff(self.to.col()) != 2 => {
                 rook_from
             }
             _ => self.to,
@@ -93,7 +93,7 @@ pub fn file_name(col: u16) -> String {
 /// A square as in FEN and UCI: file letters then the rank counted from the
 /// bottom (`a1` is the bottom-left square, row `rows - 1`, column 0).
 pub fn square_name(dims: Dims, sq: Square) -> String {
-    format!("{}{}", file_name(sq.col), dims.rows() - sq.row)
+    format!("{}{}", file_name(sq.col()), dims.rows() - sq.row())
 }
 
 /// Inverse of [`square_name`]: `None` unless `text` is exactly a square of `dims`.
@@ -260,7 +260,7 @@ pub(super) fn mailbox_legal_moves(
             for row in 0..dims.rows() {
                 for col in 0..dims.cols() {
                     if let Some(piece) = board.cells()[index] {
-                        moves_of(board, Square { row, col }, piece, out);
+                        moves_of(board, dims.at(row, col), piece, out);
                     }
                     index += 1;
                 }
@@ -332,7 +332,7 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
         Color::White => 0,
     };
     let push = |out: &mut Vec<Move>, to: Square| {
-        if to.row == last_row && !rules.promotion.is_empty() {
+        if to.row() == last_row && !rules.promotion.is_empty() {
             out.extend(rules.promotion.iter().map(|role| Move {
                 from,
                 to,
@@ -355,7 +355,7 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
             .offset(one, color.forward(), 0)
             .filter(|&s| board.get(s).is_none())
             // With promotion on, a double step may not skip it.
-            .filter(|s| s.row != last_row || rules.promotion.is_empty());
+            .filter(|s| s.row() != last_row || rules.promotion.is_empty());
         if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row(dims, color, from))
         {
             out.push(Move {
@@ -374,10 +374,7 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
             Some(_) => {}
             None if rules.en_passant && ctx.en_passant == Some(to) => {
                 // The pawn that crossed `to` stands one row further on.
-                let captured = Square {
-                    row: from.row,
-                    col: to.col,
-                };
+                let captured = board.dims().at(from.row(), to.col());
                 if board.get(captured) == Some(Piece::new(color.opponent(), Role::Pawn)) {
                     out.push(Move {
                         from,
@@ -395,8 +392,8 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
 /// Black, the second-to-last row for White?
 pub(super) fn on_start_row(dims: Dims, color: Color, sq: Square) -> bool {
     match color {
-        Color::Black => sq.row == 1,
-        Color::White => sq.row as i64 == dims.rows() as i64 - 2,
+        Color::Black => sq.row() == 1,
+        Color::White => sq.row() as i64 == dims.rows() as i64 - 2,
     }
 }
 
@@ -413,22 +410,22 @@ pub(super) fn castling_rook_col(
     color: Color,
     side: CastleSide,
 ) -> Option<u16> {
-    let untouched = |col: u16| ctx.untouched.get(dims.index(Square { row: king.row, col }));
+    let untouched = |col: u16| ctx.untouched.get(dims.index(dims.at(king.row(), col)));
     let rook_col = match ctx.rules.castling {
         Castling::None => None,
         Castling::HomeSquares8x8 => {
-            let home_squares = (dims.rows(), dims.cols()) == (8, 8) && king.col == 4;
+            let home_squares = (dims.rows(), dims.cols()) == (8, 8) && king.col() == 4;
             let corner = match side {
                 CastleSide::King => 7,
                 CastleSide::Queen => 0,
             };
-            (home_squares && untouched(king.col) && untouched(corner)).then_some(corner)
+            (home_squares && untouched(king.col()) && untouched(corner)).then_some(corner)
         }
         Castling::Rights => ctx.castling.rook_col(color, side),
     }?;
     let on_its_side = match side {
-        CastleSide::King => rook_col > king.col,
-        CastleSide::Queen => rook_col < king.col,
+        CastleSide::King => rook_col > king.col(),
+        CastleSide::Queen => rook_col < king.col(),
     };
     on_its_side.then_some(rook_col)
 }
@@ -438,10 +435,10 @@ pub(super) fn castling_rook_col(
 fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: &mut Vec<Move>) {
     let dims = board.dims();
     let home = home_row(color, dims);
-    if king.row != home {
+    if king.row() != home {
         return;
     }
-    let at = |col: u16| Square { row: home, col };
+    let at = |col: u16| dims.at(home, col);
     for side in [CastleSide::King, CastleSide::Queen] {
         let Some(rook_col) = castling_rook_col(ctx, dims, king, color, side) else {
             continue;
@@ -454,15 +451,15 @@ fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: 
             continue;
         };
         let span = |a: u16, b: u16| a.min(b)..=a.max(b);
-        let path_clear = span(king.col, king_to)
+        let path_clear = span(king.col(), king_to)
             .chain(span(rook_col, rook_to))
-            .all(|c| c == king.col || c == rook_col || board.get(at(c)).is_none());
+            .all(|c| c == king.col() || c == rook_col || board.get(at(c)).is_none());
         // Not out of check nor through an attacked square (the king gone
         // from its start, so that it does not shield the squares beyond it).
         // The start counts even when the king stays there (Chess960-like
         // setups): the rook landing beside it may not block a check.
-        let safe_passage = span(king.col, king_to)
-            .filter(|&c| c != king_to || c == king.col)
+        let safe_passage = span(king.col(), king_to)
+            .filter(|&c| c != king_to || c == king.col())
             .all(|c| !attacked_ignoring(board, at(c), color.opponent(), Some(king)));
         if path_clear && safe_passage {
             out.push(Move {
@@ -645,8 +642,8 @@ impl KingView {
 
 /// How many `step`s lead from `from` to `to`, if `to` lies on that ray.
 fn steps_to(from: Square, step: (i32, i32), to: Square) -> Option<i32> {
-    let dr = to.row as i32 - from.row as i32;
-    let dc = to.col as i32 - from.col as i32;
+    let dr = to.row() as i32 - from.row() as i32;
+    let dc = to.col() as i32 - from.col() as i32;
     let t = if step.0 != 0 {
         dr / step.0
     } else if step.1 != 0 {

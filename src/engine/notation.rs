@@ -98,11 +98,11 @@ pub fn format_move(notation: Notation, dims: Dims, mv: Move) -> String {
     match notation {
         Notation::Uci => mv.uci(dims),
         Notation::Jhu => {
-            let name = |sq: Square| format!("{}{}", file_name(sq.col), dims.rows() - sq.row);
+            let name = |sq: Square| format!("{}{}", file_name(sq.col()), dims.rows() - sq.row());
             format!("{}{}", name(mv.from), name(mv.to)).to_ascii_uppercase()
         }
         Notation::Cuhk => {
-            let cell = |sq: Square| format!("{}{}", file_name(sq.col), sq.row + 1);
+            let cell = |sq: Square| format!("{}{}", file_name(sq.col()), sq.row() + 1);
             format!("{} {}", cell(mv.from), cell(mv.to)).to_ascii_uppercase()
         }
     }
@@ -175,7 +175,7 @@ mod tests {
     }
 
     fn sq(row: u16, col: u16) -> Option<Square> {
-        Some(Square { row, col })
+        Some(dims().at(row, col))
     }
 
     fn mv(from: Option<Square>, to: Option<Square>, promotion: Option<Role>) -> MoveInput {
@@ -230,8 +230,8 @@ mod tests {
     #[test]
     fn formats_read_back() {
         let m = Move {
-            from: Square { row: 6, col: 4 },
-            to: Square { row: 4, col: 4 },
+            from: dims().at(6, 4),
+            to: dims().at(4, 4),
             kind: MoveKind::DoubleStep,
         };
         for notation in [Notation::Uci, Notation::Jhu, Notation::Cuhk] {

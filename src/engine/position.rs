@@ -125,7 +125,7 @@ impl CastlingRights {
             _ => &touched.squares[..2],
         };
         for &sq in squares {
-            if sq.row == 0 || sq.row == last {
+            if sq.row() == 0 || sq.row() == last {
                 self.touch(sq, dims);
             }
         }
@@ -134,9 +134,9 @@ impl CastlingRights {
     /// Drops the rights whose rook stands on `sq` (it moved or was taken).
     fn touch(&mut self, sq: Square, dims: Dims) {
         for color in [Color::Black, Color::White] {
-            if sq.row == home_row(color, dims) {
+            if sq.row() == home_row(color, dims) {
                 for slot in &mut self.rooks[color as usize] {
-                    if *slot == sq.col {
+                    if *slot == sq.col() {
                         *slot = Self::NO_ROOK;
                     }
                 }
@@ -173,17 +173,12 @@ impl EnPassant {
 
     #[inline(always)]
     fn new(sq: Option<Square>) -> EnPassant {
-        sq.map_or(EnPassant::NONE, |sq| {
-            EnPassant((sq.row as u32) << 16 | sq.col as u32)
-        })
+        sq.map_or(EnPassant::NONE, |sq| EnPassant(sq.pack()))
     }
 
     #[inline(always)]
     fn get(self) -> Option<Square> {
-        (self != EnPassant::NONE).then_some(Square {
-            row: (self.0 >> 16) as u16,
-            col: self.0 as u16,
-        })
+        (self != EnPassant::NONE).then(|| Square::unpack(self.0))
     }
 }
 
@@ -559,17 +554,16 @@ impl Position {
         // Only a king's move or one from or onto a home row (where the
         // rights' rooks stand) can drop a right: most moves skip the call.
         let last = dims.rows() - 1;
-        let home = |sq: Square| sq.row == 0 || sq.row == last;
+        let home = |sq: Square| sq.row() == 0 || sq.row() == last;
         if !self.castling.is_empty()
             && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
         {
             self.castling.after(mv, mover, dims);
         }
         self.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(Square {
-                row: (mv.from.row + mv.to.row) / 2,
-                col: mv.from.col,
-            })),
+            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
+                dims.at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
+            )),
             _ => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);

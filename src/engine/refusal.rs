@@ -118,7 +118,7 @@ impl Position {
         if promotion.is_some() && self.find_move(from.coord(), to.coord(), None).is_some() {
             return MoveError::BadPromotion;
         }
-        let castle_like = piece.role == Role::King && from.col.abs_diff(to.col) > 1;
+        let castle_like = piece.role == Role::King && from.col().abs_diff(to.col()) > 1;
         if self.rules().king_safety && !castle_like {
             MoveError::ExposesCheck
         } else {
@@ -135,8 +135,8 @@ impl Position {
     /// Can `piece` go from `from` to `to` by its shape alone, on an empty
     /// board (`capture`: as a capture, which changes a pawn's shape)?
     fn shape_allows(&self, piece: Piece, from: Square, to: Square, capture: bool) -> bool {
-        let dr = to.row as i32 - from.row as i32;
-        let dc = to.col as i32 - from.col as i32;
+        let dr = to.row() as i32 - from.row() as i32;
+        let dc = to.col() as i32 - from.col() as i32;
         let (adr, adc) = (dr.abs(), dc.abs());
         match piece.role {
             Role::Pawn => {
@@ -175,8 +175,8 @@ impl Position {
             // A leap along a straight line may not pass through pieces either.
             Role::Mystery => self.board().mystery().is_some_and(|s| {
                 let (dr, dc) = (
-                    to.row as i32 - from.row as i32,
-                    to.col as i32 - from.col as i32,
+                    to.row() as i32 - from.row() as i32,
+                    to.col() as i32 - from.col() as i32,
                 );
                 s.slides || s.blocked_leap(dr, dc).is_some()
             }),
@@ -187,8 +187,8 @@ impl Position {
         if !line_mover {
             return true;
         }
-        let dr = to.row as i32 - from.row as i32;
-        let dc = to.col as i32 - from.col as i32;
+        let dr = to.row() as i32 - from.row() as i32;
+        let dc = to.col() as i32 - from.col() as i32;
         let steps = dr.abs().max(dc.abs());
         let (sr, sc) = (dr.signum(), dc.signum());
         (1..steps).all(|k| {
@@ -204,6 +204,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Dims;
     use crate::engine::{MysteryShape, RuleSet};
 
     fn pos(rules: RuleSet, fen: &str) -> Position {
@@ -249,7 +250,7 @@ mod tests {
     }
 
     fn sq(row: u16, col: u16) -> Option<Square> {
-        Some(Square { row, col })
+        Dims::new(8, 8).unwrap().square_at(row.into(), col.into())
     }
 
     #[test]
@@ -345,7 +346,7 @@ mod tests {
         let from_a1: Vec<String> = p
             .legal_moves()
             .into_iter()
-            .filter(|m| (m.from.row, m.from.col) == (7, 0))
+            .filter(|m| (m.from.row(), m.from.col()) == (7, 0))
             .map(|m| crate::engine::square_name(p.dims(), m.to))
             .collect();
         assert_eq!(from_a1, ["a3"]);

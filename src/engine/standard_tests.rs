@@ -2,7 +2,7 @@
 //! notation, play/undo, and the legality filter against brute force.
 
 use super::*;
-use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
+use crate::domain::{Color, Coord, Dims, Piece, Role};
 use proptest::prelude::*;
 
 fn fen(text: &str) -> Position {
@@ -391,10 +391,10 @@ fn undo_restores_lab3_castling_memory() {
         .find_move(Coord::new(7, 4), Coord::new(7, 6), None)
         .unwrap();
     let record = p.play(castle);
-    assert!(!p.untouched(Square { row: 7, col: 7 }));
+    assert!(!p.untouched(p.dims().at(7, 7)));
     p.undo(record);
     assert_eq!(p, before);
-    assert!(p.untouched(Square { row: 7, col: 7 }));
+    assert!(p.untouched(p.dims().at(7, 7)));
 }
 
 // ---- notation ---------------------------------------------------------------
@@ -414,7 +414,7 @@ fn uci_names_files_from_a_and_ranks_from_the_bottom() {
     assert_eq!(file_name(26), "aa");
     assert_eq!(file_name(27), "ab");
     let wide = Dims::new(2, 30).unwrap();
-    let sq = Square { row: 0, col: 27 };
+    let sq = wide.at(0, 27);
     assert_eq!(square_name(wide, sq), "ab2");
     assert_eq!(parse_square(wide, "ab2"), Some(sq));
     assert_eq!(parse_square(wide, "a3"), None);
@@ -451,11 +451,11 @@ fn fen_round_trips() {
     let p = fen("rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1");
     assert_eq!((p.dims().rows(), p.dims().cols()), (8, 10));
     assert_eq!(
-        p.board().get(Square { row: 7, col: 9 }),
+        p.board().get(p.dims().at(7, 9)),
         Some(Piece::new(Color::White, Role::Rook))
     );
     assert_eq!(
-        p.board().get(Square { row: 0, col: 0 }),
+        p.board().get(p.dims().at(0, 0)),
         Some(Piece::new(Color::Black, Role::Rook)),
         "row 0 is the first FEN rank: Black's home row"
     );
@@ -600,4 +600,45 @@ fn legal_moves_into_lists_legal_moves_unsorted_on_any_size() {
             assert_eq!(pos.count_legal_moves(), list.len() as u64, "{fen}");
         }
     }
+}
+
+/// Squares a FEN names (a castling file, an en-passant square) are checked
+/// against the board the FEN describes; its pieces fill that board exactly,
+/// up to the largest.
+#[test]
+fn fen_squares_lie_on_the_board_they_describe() {
+    for (fen, why) in [
+        (
+            "4k3/8/8/8/8/8/8/4K2R w I - 0 1",
+            "bad FEN castling field: file `I` is off the board",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - a9 0 1",
+            "bad FEN en-passant field: `a9` is not a square of this board",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 b - i3 0 1",
+            "bad FEN en-passant field: `i3` is not a square of this board",
+        ),
+    ] {
+        let e = Position::from_fen(RuleSet::standard(), fen).unwrap_err();
+        assert_eq!(e.to_string(), why, "{fen}");
+    }
+    // On a 9-wide board the same file is on it.
+    assert!(Position::from_fen(RuleSet::standard(), "4k4/9/9/9/9/9/9/4K3R w I - 0 1").is_ok());
+    let middle = vec!["256"; 254].join("/");
+    let fen = format!("k255/{middle}/255K w - - 0 1");
+    let p = Position::from_fen(RuleSet::standard(), &fen).unwrap();
+    let dims = p.dims();
+    assert_eq!((dims.rows(), dims.cols()), (256, 256));
+    assert_eq!(
+        p.board().get(dims.at(0, 0)),
+        Some(Piece::new(Color::Black, Role::King))
+    );
+    assert_eq!(
+        p.board().get(dims.at(255, 255)),
+        Some(Piece::new(Color::White, Role::King))
+    );
+    assert_eq!(p.board().pieces().count(), 2);
+    assert_eq!(p.to_fen(), fen);
 }

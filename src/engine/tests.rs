@@ -29,8 +29,8 @@ fn mv(p: &mut Position, a: i64, b: i64, c: i64, d: i64) -> bool {
 fn targets(p: &Position, r: u16, c: u16) -> Vec<(u16, u16)> {
     p.valid_moves()
         .into_iter()
-        .filter(|m| (m.from.row, m.from.col) == (r, c))
-        .map(|m| (m.to.row, m.to.col))
+        .filter(|m| (m.from.row(), m.from.col()) == (r, c))
+        .map(|m| (m.to.row(), m.to.col()))
         .collect()
 }
 
@@ -110,7 +110,7 @@ fn rule4_pinned_attacker_still_threatens() {
     let threatened: Vec<_> = p
         .threatened_pieces()
         .into_iter()
-        .map(|s| (s.row, s.col))
+        .map(|s| (s.row(), s.col()))
         .collect();
     assert_eq!(
         threatened,

@@ -25,7 +25,9 @@
 //! ```
 //!
 //! which `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots
-//! OUT/snapshots` runs (and `grade` grades).
+//! OUT/snapshots` runs (and `grade` grades); `run OUT/` with the same flags
+//! too, since a folder walk passes over the summary
+//! ([`crate::runner::is_gen_summary`]).
 
 pub mod coverage;
 pub mod play;

@@ -73,8 +73,8 @@ fn placements(out: &mut String, scenario: &Scenario) {
             "{} {} {} {}",
             p.color.letter(),
             p.role.letter(),
-            p.square.row,
-            p.square.col
+            p.square.row(),
+            p.square.col()
         );
     }
 }

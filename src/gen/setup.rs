@@ -124,7 +124,7 @@ impl Layout {
         let pawns_ok = self
             .pieces
             .iter()
-            .all(|(s, p)| p.role != Role::Pawn || (s.row != 0 && s.row != last));
+            .all(|(s, p)| p.role != Role::Pawn || (s.row() != 0 && s.row() != last));
         let mut other = self.position(rules);
         other.set_turn(self.turn.opponent());
         kings(Color::White) == 1 && kings(Color::Black) == 1 && pawns_ok && !other.in_check()
@@ -416,8 +416,8 @@ fn add_kings(rng: &mut Rng, rules: RuleSetId, l: &mut Layout, missing: &[Color])
                 };
                 let near_king = l.pieces.iter().any(|(s, p)| {
                     p.role == Role::King
-                        && s.row.abs_diff(sq.row) <= 1
-                        && s.col.abs_diff(sq.col) <= 1
+                        && s.row().abs_diff(sq.row()) <= 1
+                        && s.col().abs_diff(sq.col()) <= 1
                 });
                 if !near_king {
                     l.pieces.push((sq, Piece::new(color, Role::King)));
@@ -450,7 +450,7 @@ fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> 
     match m {
         Motif::Pin | Motif::Check => {
             let k = l.random_free(rng)?;
-            l.put(k.row as i64, k.col as i64, p(side, Role::King))?;
+            l.put(k.row() as i64, k.col() as i64, p(side, Role::King))?;
             let dirs: [(i64, i64); 8] = [
                 (0, 1),
                 (1, 0),
@@ -473,12 +473,16 @@ fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> 
                     (-1, -2),
                     (-2, -1),
                 ]);
-                l.put(k.row as i64 + dr, k.col as i64 + dc, p(enemy, Role::Knight))?;
+                l.put(
+                    k.row() as i64 + dr,
+                    k.col() as i64 + dc,
+                    p(enemy, Role::Knight),
+                )?;
             } else {
                 let (dr, dc) = *rng.pick(&dirs);
                 let len = (1..)
                     .take_while(|&i| {
-                        dims.square_at(k.row as i64 + dr * i, k.col as i64 + dc * i)
+                        dims.square_at(k.row() as i64 + dr * i, k.col() as i64 + dc * i)
                             .is_some()
                     })
                     .count() as i64;
@@ -507,12 +511,16 @@ fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> 
                         Role::Pawn,
                     ]);
                     l.put(
-                        k.row as i64 + dr * a,
-                        k.col as i64 + dc * a,
+                        k.row() as i64 + dr * a,
+                        k.col() as i64 + dc * a,
                         p(side, pinned),
                     )?;
                 }
-                l.put(k.row as i64 + dr * b, k.col as i64 + dc * b, p(enemy, role))?;
+                l.put(
+                    k.row() as i64 + dr * b,
+                    k.col() as i64 + dc * b,
+                    p(enemy, role),
+                )?;
             }
             if !add_kings(rng, rules, &mut l, &[enemy]) {
                 return None;
@@ -618,7 +626,7 @@ fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> 
             }
             let n = rng.range(0, 3) as usize;
             l.extras(rng, rules, n, false);
-            let crossed = dims.square_at(crossed, ep.col as i64)?;
+            let crossed = dims.square_at(crossed, ep.col() as i64)?;
             if !l.legal(rules) || !l.free(crossed) {
                 return None;
             }

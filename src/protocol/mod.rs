@@ -11,9 +11,13 @@
 //! only the true results) and `fork` (a fork server: `BEGIN`/`END` bracket
 //! one scenario in a fresh child of a ready parent).
 
+mod error;
 mod serve;
+mod session;
 
+pub use error::{HelloError, RequestError, ServeError};
 pub use serve::{serve, serve_version};
+pub use session::{Fault, SessionError, check_session, request_lines};
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
 use crate::engine::{GameStatus, MoveError, MysteryShape, RuleSet, RuleSetId, Scores};
@@ -42,18 +46,18 @@ pub struct Hello {
 }
 
 impl Hello {
-    pub fn parse(line: &str) -> Result<Hello, String> {
+    pub fn parse(line: &str) -> Result<Hello, HelloError> {
+        let refused = || HelloError {
+            answer: shorten(line),
+        };
         let mut parts = line.splitn(3, ' ');
         if parts.next() != Some("HELLO") {
-            return Err(format!(
-                "expected `HELLO <version>`, got `{}`",
-                shorten(line)
-            ));
+            return Err(refused());
         }
         let version: u32 = parts
             .next()
             .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("expected `HELLO <version>`, got `{}`", shorten(line)))?;
+            .ok_or_else(refused)?;
         let rest = parts.next().unwrap_or("");
         let mut hello = Hello {
             version,
@@ -124,10 +128,12 @@ pub enum Request {
     New(Dims),
     /// v2: the board, side to move, castling and en passant of a FEN.
     Fen(String),
+    /// The square as written: the parser does not know the board, so the
+    /// engine checks it against its own ([`Dims::check`]).
     Place {
         color: Color,
         role: Role,
-        square: Square,
+        square: Coord,
     },
     /// v2: who moves first.
     Turn(Color),
@@ -137,10 +143,12 @@ pub enum Request {
     Board,
     /// v2 capability `scan`.
     Scan(ScanKind),
-    /// v2: a `move` step; `None` is a square off the board.
+    /// v2: a `move` step; `None` is a square off the board (`- -`). The
+    /// grader writes every square off the board as `- -`; a coordinate off
+    /// the engine's board is refused the same way.
     Play {
-        from: Option<Square>,
-        to: Option<Square>,
+        from: Option<Coord>,
+        to: Option<Coord>,
         promotion: Option<Role>,
     },
     Undo,
@@ -158,7 +166,7 @@ pub enum Request {
     Quit,
 }
 
-fn opt_square(f: &mut fmt::Formatter<'_>, sq: Option<Square>) -> fmt::Result {
+fn opt_square(f: &mut fmt::Formatter<'_>, sq: Option<Coord>) -> fmt::Result {
     match sq {
         Some(sq) => write!(f, "{sq}"),
         None => write!(f, "- -"),
@@ -243,50 +251,48 @@ impl fmt::Display for Request {
     }
 }
 
-fn int<T: std::str::FromStr>(tok: Option<&str>) -> Result<T, String> {
-    let tok = tok.ok_or("missing argument")?;
-    tok.parse()
-        .map_err(|_| format!("`{}` is not a number", shorten(tok)))
+fn int<T: std::str::FromStr>(tok: Option<&str>) -> Result<T, RequestError> {
+    let tok = tok.ok_or(RequestError::MissingArgument)?;
+    tok.parse().map_err(|_| RequestError::not_a_number(tok))
 }
 
-fn color(tok: Option<&str>) -> Result<Color, String> {
-    match tok {
-        Some(t) if t.len() == 1 => {
-            Color::from_letter(t.chars().next().unwrap()).ok_or_else(|| "bad colour".to_string())
-        }
-        _ => Err("bad colour".into()),
+fn color(tok: Option<&str>) -> Result<Color, RequestError> {
+    let mut chars = tok.unwrap_or_default().chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Color::from_letter(c).ok_or(RequestError::BadColour),
+        _ => Err(RequestError::BadColour),
     }
 }
 
-fn role(tok: &str) -> Result<Role, String> {
+fn role(tok: &str) -> Result<Role, RequestError> {
     let mut c = tok.chars();
     match (c.next(), c.next()) {
         (Some(ch), None) if ch.is_ascii_lowercase() => {
-            Role::from_letter(ch).ok_or_else(|| "bad piece".to_string())
+            Role::from_letter(ch).ok_or(RequestError::BadPiece)
         }
-        _ => Err("bad piece".into()),
+        _ => Err(RequestError::BadPiece),
     }
 }
 
-fn coord<'a>(toks: &mut impl Iterator<Item = &'a str>) -> Result<Coord, String> {
+fn coord<'a>(toks: &mut impl Iterator<Item = &'a str>) -> Result<Coord, RequestError> {
     Ok(Coord::new(int(toks.next())?, int(toks.next())?))
 }
 
-fn square<'a>(toks: &mut impl Iterator<Item = &'a str>) -> Result<Option<Square>, String> {
+/// A square of `PLACE` / `PLAY` as written: `None` for `- -`.
+fn square<'a>(toks: &mut impl Iterator<Item = &'a str>) -> Result<Option<Coord>, RequestError> {
     let (r, c) = (toks.next(), toks.next());
     if r == Some("-") && c == Some("-") {
         return Ok(None);
     }
-    let (r, c): (u16, u16) = (int(r)?, int(c)?);
-    Ok(Some(Square { row: r, col: c }))
+    Ok(Some(Coord::new(int(r)?, int(c)?)))
 }
 
-fn parse_rules<'a>(mut toks: impl Iterator<Item = &'a str>) -> Result<RuleSet, String> {
+fn parse_rules<'a>(mut toks: impl Iterator<Item = &'a str>) -> Result<RuleSet, RequestError> {
     let id: RuleSetId = toks
         .next()
-        .ok_or("missing rule set")?
+        .ok_or(RequestError::MissingRuleSet)?
         .parse()
-        .map_err(|e: String| e)?;
+        .map_err(RequestError::RuleSet)?;
     let mut rules = id.rules();
     match toks.next() {
         None => {}
@@ -294,41 +300,43 @@ fn parse_rules<'a>(mut toks: impl Iterator<Item = &'a str>) -> Result<RuleSet, S
             let slides = match toks.next() {
                 Some("slider") => true,
                 Some("leaper") => false,
-                _ => return Err("expected `mystery leaper|slider <value> <dr,dc>...`".into()),
+                _ => return Err(RequestError::MysteryKind),
             };
             let value: u32 = int(toks.next())?;
             let mut offsets = Vec::new();
             for t in toks {
-                let (a, b) = t.split_once(',').ok_or("offsets are `dr,dc`")?;
+                let (a, b) = t.split_once(',').ok_or(RequestError::Offset)?;
                 offsets.push((int(Some(a))?, int(Some(b))?));
             }
-            rules.mystery = Some(MysteryShape::new(slides, &offsets, value)?);
+            rules.mystery =
+                Some(MysteryShape::new(slides, &offsets, value).map_err(RequestError::Mystery)?);
         }
-        Some(other) => return Err(format!("unexpected `{}`", shorten(other))),
+        Some(other) => return Err(RequestError::unexpected(other)),
     }
     Ok(rules)
 }
 
 /// Reads one request line (a trailing `\r` tolerated). The error says what
-/// is wrong, for an `ERR` answer.
-pub fn parse_request(line: &str) -> Result<Request, String> {
+/// is wrong, for an `ERR` answer. Squares are read as written: whether they
+/// lie on the board is the engine's to check, against its board.
+pub fn parse_request(line: &str) -> Result<Request, RequestError> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if let Some(fen) = line.strip_prefix("FEN ") {
         return Ok(Request::Fen(fen.trim().to_string()));
     }
     let mut toks = line.split_ascii_whitespace();
-    let cmd = toks.next().ok_or("empty request")?;
+    let cmd = toks.next().ok_or(RequestError::Empty)?;
     let req = match cmd {
         "HELLO" => Request::Hello(int(toks.next())?),
         "RULES" => return parse_rules(toks).map(|r| Request::Rules(Box::new(r))),
         "NEW" => {
             let (r, c): (i64, i64) = (int(toks.next())?, int(toks.next())?);
-            Request::New(Dims::new(r, c).map_err(|e| e.to_string())?)
+            Request::New(Dims::new(r, c).map_err(RequestError::BoardSize)?)
         }
         "PLACE" => {
             let color = color(toks.next())?;
-            let role = role(toks.next().ok_or("missing piece")?)?;
-            let square = square(&mut toks)?.ok_or("square off the board")?;
+            let role = role(toks.next().ok_or(RequestError::MissingPiece)?)?;
+            let square = square(&mut toks)?.ok_or(RequestError::PlaceOffBoard)?;
             Request::Place {
                 color,
                 role,
@@ -343,7 +351,7 @@ pub fn parse_request(line: &str) -> Result<Request, String> {
         "SCAN" => match toks.next() {
             Some("VALID") => Request::Scan(ScanKind::Valid),
             Some("THREAT") => Request::Scan(ScanKind::Threat),
-            _ => return Err("expected `SCAN VALID` or `SCAN THREAT`".into()),
+            _ => return Err(RequestError::ScanKind),
         },
         "PLAY" => Request::Play {
             from: square(&mut toks)?,
@@ -362,11 +370,11 @@ pub fn parse_request(line: &str) -> Result<Request, String> {
         "BEGIN" => Request::Begin,
         "END" => Request::End,
         "QUIT" => Request::Quit,
-        other => return Err(format!("unknown request `{}`", shorten(other))),
+        other => return Err(RequestError::unknown(other)),
     };
     match toks.next() {
         None => Ok(req),
-        Some(extra) => Err(format!("unexpected `{}`", shorten(extra))),
+        Some(extra) => Err(RequestError::unexpected(extra)),
     }
 }
 
@@ -547,7 +555,7 @@ mod tests {
     #[test]
     fn every_request_reads_back_as_itself() {
         let dims = Dims::new(8, 8).unwrap();
-        let sq = |r, c| Square { row: r, col: c };
+        let sq = Coord::new;
         let mystery = RuleSet {
             mystery: Some(MysteryShape::new(false, &[(1, 3)], 4).unwrap()),
             ..RuleSet::jhu()
@@ -562,6 +570,11 @@ mod tests {
                 color: Color::White,
                 role: Role::Mystery,
                 square: sq(7, 0),
+            },
+            Request::Place {
+                color: Color::Black,
+                role: Role::King,
+                square: sq(-1, 300),
             },
             Request::Turn(Color::Black),
             Request::Valid(Coord::new(-1, 0), Coord::new(3, 300)),
@@ -578,6 +591,11 @@ mod tests {
             Request::Play {
                 from: None,
                 to: Some(sq(0, 0)),
+                promotion: None,
+            },
+            Request::Play {
+                from: Some(sq(300, 300)),
+                to: Some(sq(i64::MIN, i64::MAX)),
                 promotion: None,
             },
             Request::Undo,
@@ -604,15 +622,57 @@ mod tests {
 
     #[test]
     fn bad_requests_say_why() {
-        assert!(
-            parse_request("NEW 0 8")
-                .unwrap_err()
-                .contains("out of range")
+        let err = |line: &str| parse_request(line).unwrap_err();
+        assert!(matches!(err("NEW 0 8"), RequestError::BoardSize(_)));
+        assert!(err("NEW 0 8").to_string().contains("out of range"));
+        assert_eq!(err("PLACE x k 0 0"), RequestError::BadColour);
+        assert_eq!(err("BOARD extra").to_string(), "unexpected `extra`");
+        assert_eq!(err("FROB").to_string(), "unknown request `FROB`");
+        assert!(matches!(err("RULES chess960"), RequestError::RuleSet(_)));
+        // The messages on the wire, one per error.
+        for (line, message) in [
+            ("", "empty request"),
+            ("   ", "empty request"),
+            ("NEW 8", "missing argument"),
+            ("NEW 8 x", "`x` is not a number"),
+            ("PERFT -1", "`-1` is not a number"),
+            (
+                "PLAY 99999999999999999999 0 1 1",
+                "`99999999999999999999` is not a number",
+            ),
+            ("PLACE w", "missing piece"),
+            ("PLACE w kk 0 0", "bad piece"),
+            ("PLACE w K 0 0", "bad piece"),
+            ("TURN", "bad colour"),
+            ("PLACE w k - -", "square off the board"),
+            ("SCAN", "expected `SCAN VALID` or `SCAN THREAT`"),
+            ("RULES", "missing rule set"),
+            (
+                "RULES jhu mystery hopper",
+                "expected `mystery leaper|slider <value> <dr,dc>...`",
+            ),
+            ("RULES jhu mystery leaper 3 1;2", "offsets are `dr,dc`"),
+            ("RULES lab3 extra", "unexpected `extra`"),
+            ("PLAY 1 1 2 2 q q", "unexpected `q`"),
+        ] {
+            assert_eq!(err(line).to_string(), message, "{line:?}");
+        }
+        assert!(matches!(
+            err("RULES jhu mystery leaper 3 0,0"),
+            RequestError::Mystery(_)
+        ));
+        // A long token is quoted shortened.
+        let long = "Z".repeat(500);
+        assert!(err(&long).to_string().len() < 120);
+        // Squares are the engine's to check: any i64 reads.
+        assert_eq!(
+            parse_request("PLACE w q 3 8"),
+            Ok(Request::Place {
+                color: Color::White,
+                role: Role::Queen,
+                square: Coord::new(3, 8)
+            })
         );
-        assert!(parse_request("PLACE x k 0 0").is_err());
-        assert!(parse_request("BOARD extra").unwrap_err().contains("extra"));
-        assert!(parse_request("FROB").unwrap_err().contains("unknown"));
-        assert!(parse_request("RULES chess960").is_err());
     }
 
     #[test]
@@ -630,7 +690,10 @@ mod tests {
         assert_eq!(Hello::parse(&v2.to_string()), Ok(v2));
         let v1 = Hello::parse("HELLO 1 lab3-cpp-adapter").unwrap();
         assert_eq!((v1.version, v1.caps), (1, Capabilities::default()));
-        assert!(Hello::parse("HELO 2").is_err());
+        assert_eq!(
+            Hello::parse("HELO 2").unwrap_err().to_string(),
+            "expected `HELLO <version>`, got `HELO 2`"
+        );
         assert!(Hello::parse("HELLO two").is_err());
         let plain = Hello::parse("HELLO 2").unwrap();
         assert_eq!(plain.caps, Capabilities::default());

@@ -7,8 +7,8 @@
 //! Answers are buffered and flushed only when no further request is
 //! already waiting (the server would block on input), never per answer.
 
-use super::{Capabilities, Hello, Request, ScanKind, V1, V2};
-use crate::domain::Piece;
+use super::{Capabilities, Hello, Request, ScanKind, ServeError, V1, V2};
+use crate::domain::{Coord, Dims, Piece, Square};
 use crate::engine::{Game, Position, RuleSet, format_move};
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -22,19 +22,31 @@ struct State {
 }
 
 impl State {
-    fn game(&mut self) -> Result<&mut Game, String> {
+    fn game(&mut self) -> Result<&mut Game, ServeError> {
         if self.game.is_none() {
-            let pos = self.setup.take().ok_or("no board: send NEW or FEN first")?;
+            let pos = self.setup.take().ok_or(ServeError::NoBoard)?;
             self.game = Some(Game::new(pos));
         }
         Ok(self.game.as_mut().expect("just made"))
     }
 
-    fn setup_position(&mut self) -> Result<&mut Position, String> {
-        self.setup
-            .as_mut()
-            .ok_or_else(|| "no board being set up: send NEW or FEN first".to_string())
+    fn setup_position(&mut self) -> Result<&mut Position, ServeError> {
+        self.setup.as_mut().ok_or(ServeError::NoSetup)
     }
+
+    /// The size of the board being set up or played, if there is one.
+    fn dims(&self) -> Option<Dims> {
+        match (&self.setup, &self.game) {
+            (Some(pos), _) => Some(pos.dims()),
+            (None, Some(game)) => Some(game.position().dims()),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A `PLAY` square: on the game's board, or `None` (off it, like `- -`).
+fn play_square(dims: Dims, coord: Option<Coord>) -> Option<Square> {
+    coord.and_then(|c| dims.square(c))
 }
 
 /// Serves requests from `input` until `QUIT` or end of input.
@@ -57,21 +69,24 @@ pub fn serve_version<R: Read>(
         game: None,
         max_version,
     };
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
         if input.buffer().is_empty() {
             out.flush()?; // about to block on input
         }
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        let text = line.trim_end_matches(['\n', '\r']);
-        let request = match super::parse_request(text) {
+        let request = match std::str::from_utf8(&line) {
+            Ok(text) => super::parse_request(text.trim_end_matches(['\n', '\r'])),
+            Err(_) => Err(super::RequestError::NotUtf8),
+        };
+        let request = match request {
             Ok(Request::Quit) => break,
             Ok(r) => r,
             Err(e) => {
-                writeln!(out, "ERR {e}")?;
+                writeln!(out, "ERR {}", one_line(&e.to_string()))?;
                 continue;
             }
         };
@@ -81,10 +96,28 @@ pub fn serve_version<R: Read>(
                     writeln!(out, "{l}")?;
                 }
             }
-            Err(e) => writeln!(out, "ERR {e}")?,
+            Err(e) => writeln!(out, "ERR {}", one_line(&e.to_string()))?,
         }
     }
     out.flush()
+}
+
+/// An error's text as one printable line: a request's control characters
+/// (a lone `\r`, an escape sequence) are quoted back escaped, so an `ERR`
+/// answer is always one line of text.
+fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Requests protocol v1 has.
@@ -106,7 +139,7 @@ fn bool_line(b: bool) -> Vec<String> {
 }
 
 /// The answer lines to one request.
-fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
+fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError> {
     let ok = || Ok(vec!["OK".to_string()]);
     match request {
         Request::Hello(v) if v == V2 && state.max_version >= V2 => Ok(vec![
@@ -121,8 +154,8 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
             .to_string(),
         ]),
         Request::Hello(v) if v == V1 => Ok(vec!["HELLO 1 chessgrade-serve".into()]),
-        Request::Hello(_) => Err("unsupported protocol version".into()),
-        _ if state.max_version < V2 && !is_v1(&request) => Err("unknown request".into()),
+        Request::Hello(_) => Err(ServeError::UnsupportedVersion),
+        _ if state.max_version < V2 && !is_v1(&request) => Err(ServeError::NotInV1),
         Request::Rules(rules) => {
             state.rules = *rules;
             ok()
@@ -133,7 +166,7 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
             ok()
         }
         Request::Fen(fen) => {
-            state.setup = Some(Position::from_fen(state.rules, &fen).map_err(|e| e.to_string())?);
+            state.setup = Some(Position::from_fen(state.rules, &fen)?);
             state.game = None;
             ok()
         }
@@ -142,11 +175,14 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
             role,
             square,
         } => {
-            let pos = state.setup_position()?;
-            if pos.dims().square(square.coord()).is_none() {
-                return Err("square off the board".into());
-            }
-            pos.place(square, Piece::new(color, role));
+            // Off the board says so, whether the game has begun or not.
+            let square = match state.dims() {
+                Some(dims) => dims.check(square)?,
+                None => return Err(ServeError::NoSetup),
+            };
+            state
+                .setup_position()?
+                .place(square, Piece::new(color, role));
             ok()
         }
         Request::Turn(color) => {
@@ -177,7 +213,10 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
             to,
             promotion,
         } => {
-            let played = state.game()?.try_move(from, to, promotion).map(|_| ());
+            let game = state.game()?;
+            let dims = game.position().dims();
+            let (from, to) = (play_square(dims, from), play_square(dims, to));
+            let played = game.try_move(from, to, promotion).map(|_| ());
             Ok(vec![super::format_played(played)])
         }
         Request::Undo => Ok(bool_line(state.game()?.undo())),
@@ -206,9 +245,7 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, String> {
             out.extend(lines.into_iter().map(|(m, n)| format!("{m} {n}")));
             Ok(out)
         }
-        Request::Begin | Request::End => {
-            Err("sessions need the `fork` capability, which serve does not declare".into())
-        }
+        Request::Begin | Request::End => Err(ServeError::NoFork),
         Request::Quit => Ok(Vec::new()),
     }
 }
@@ -247,5 +284,120 @@ mod tests {
         assert_eq!(lines[7], "SAVE 9");
         assert_eq!(lines[17], "ERR unknown request `FROB`");
         assert_eq!(lines[18], "ERR unsupported protocol version");
+    }
+
+    fn lines(input: &[u8]) -> Vec<String> {
+        let mut out = Vec::new();
+        serve(input, &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Squares off the board are checked against the board the request
+    /// is about: `PLAY` refuses them as `- -` is refused, `PLACE` says
+    /// where and how big, before and after the game begins.
+    #[test]
+    fn squares_off_the_board_are_answered_never_indexed() {
+        let out = lines(
+            b"RULES jhu\nNEW 8 8\nPLACE w q 3 8\nPLACE w q -1 0\nPLACE w q 300 300\n\
+              PLACE w k 7 4\nPLACE b k 0 4\nPLAY 300 300 1 1\nPLAY 7 4 8 4\n\
+              PLAY 7 4 -9223372036854775808 9223372036854775807\nPLACE w q 3 8\nPLACE w q 3 3\n\
+              VALID 300 300 1 1\nMOVE 0 0 99999 2\nTHREAT -5 70000\nBOARD\n",
+        );
+        assert_eq!(
+            out,
+            [
+                "OK",
+                "OK",
+                "ERR square 3 8 is off the 8x8 board",
+                "ERR square -1 0 is off the 8x8 board",
+                "ERR square 300 300 is off the 8x8 board",
+                "OK",
+                "OK",
+                "REFUSED start position is not on board",
+                "REFUSED end position is not on board",
+                "REFUSED end position is not on board",
+                // The game has begun: off the board still says so first.
+                "ERR square 3 8 is off the 8x8 board",
+                "ERR no board being set up: send NEW or FEN first",
+                "0",
+                "0",
+                "0",
+                "BOARD ....k.../......../......../......../......../......../......../....K...",
+            ]
+        );
+        // A board of one row: (0, 1) is off it, (0, 0) is not.
+        let out = lines(b"NEW 1 1\nPLACE w k 0 1\nPLACE w k 1 0\nPLACE w k 0 0\nBOARD\n");
+        assert_eq!(
+            out,
+            [
+                "OK",
+                "ERR square 0 1 is off the 1x1 board",
+                "ERR square 1 0 is off the 1x1 board",
+                "OK",
+                "BOARD K"
+            ]
+        );
+        // No board at all.
+        assert_eq!(
+            lines(b"PLACE w q 3 8\nPLAY 0 0 1 1\nTURN w\n"),
+            [
+                "ERR no board being set up: send NEW or FEN first",
+                "ERR no board: send NEW or FEN first",
+                "ERR no board being set up: send NEW or FEN first",
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_past_their_type_and_garbage_are_err_lines() {
+        let out = lines(
+            b"NEW 257 8\nNEW 99999999999999999999 1\nNEW 8 8\nPLACE w q 99999999999999999999 0\n\
+              PERFT -1\nMACHINE 18446744073709551616\nHELLO 4294967296\n",
+        );
+        assert_eq!(
+            out,
+            [
+                "ERR board size 257x8 is out of range: rows and columns must be between 1 and 256",
+                "ERR `99999999999999999999` is not a number",
+                "OK",
+                "ERR `99999999999999999999` is not a number",
+                "ERR `-1` is not a number",
+                "ERR `18446744073709551616` is not a number",
+                "ERR `4294967296` is not a number",
+            ]
+        );
+    }
+
+    /// Bytes that are not UTF-8, control characters and empty lines are
+    /// answered with one `ERR` line each, and the server goes on.
+    #[test]
+    fn every_line_gets_one_printable_answer() {
+        let out = lines(b"\xff\xfe\n\nFROB\x1b[2J\rX\nNEW 2 2\r\n\tBOARD\nBOARD\x00\n");
+        assert_eq!(
+            out,
+            [
+                "ERR request is not UTF-8 text",
+                "ERR empty request",
+                "ERR unknown request `FROB\\u{1b}[2J`",
+                "OK",
+                "BOARD ../..",
+                "ERR unknown request `BOARD\\u{0}`",
+            ]
+        );
+    }
+
+    #[test]
+    fn fen_errors_are_err_lines() {
+        let out = lines(b"FEN 4k3/8/8/8/8/8/8/4K3 w Z - 0 1\nFEN 8/8 w\nFEN x\nFEN\n");
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert_eq!(
+            out[0],
+            "ERR bad FEN castling field: file `Z` is off the board"
+        );
+        assert!(out.iter().all(|l| l.starts_with("ERR ")), "{out:?}");
     }
 }

@@ -446,20 +446,7 @@ fn plain_details(r: &ScenarioResult) -> String {
 
 /// Removes ANSI colour sequences (a human report may be coloured).
 fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    console::strip_ansi_codes(s).into_owned()
 }
 
 #[cfg(test)]

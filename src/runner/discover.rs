@@ -1,5 +1,6 @@
 //! Finding scenario files: explicit files as given, folders walked
-//! recursively for `*.txt` in sorted order.
+//! recursively for `*.txt` in sorted order, but for the coverage summary
+//! of a `chessgrade gen` suite (see [`is_gen_summary`]).
 
 use crate::scenario::Diagnostic;
 use std::path::{Path, PathBuf};
@@ -98,6 +99,13 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
             continue;
         }
         if t.is_file() {
+            if is_gen_summary(path) {
+                d.skipped.push(format!(
+                    "skipped {}: the coverage summary of a `chessgrade gen` suite, not a scenario",
+                    path.display()
+                ));
+                continue;
+            }
             if path.extension().is_some_and(|x| x == "txt") {
                 let path = path.to_path_buf();
                 let fallback = relative(&path, arg).unwrap_or_else(|| path.clone());
@@ -131,6 +139,21 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
         };
         d.skipped.push(format!("skipped {}: {why}", path.display()));
     }
+}
+
+/// Whether `path` is the coverage summary `chessgrade gen` writes at the
+/// top of a suite: `OUT/coverage.txt` beside `OUT/scenarios/` and
+/// `OUT/snapshots/` (the layout of [`crate::gen`]). A walk passes over it
+/// (with a note), so `run OUT/` runs the suite's scenarios only; named
+/// as a file, it is read like any other.
+pub fn is_gen_summary(path: &Path) -> bool {
+    use crate::r#gen::{COVERAGE_FILE, SCENARIOS_DIR, SNAPSHOTS_DIR};
+    let Some(folder) = path.parent() else {
+        return false;
+    };
+    path.file_name().is_some_and(|n| n == COVERAGE_FILE)
+        && folder.join(SCENARIOS_DIR).is_dir()
+        && folder.join(SNAPSHOTS_DIR).is_dir()
 }
 
 /// `path` relative to `base`, comparing canonical forms so `./x` and `x` agree.
@@ -216,6 +239,38 @@ mod tests {
         );
         assert!(errors[1].contains("FIFO"), "{errors:?}");
         assert!(errors[2].contains("dangling"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_gen_suites_summary_is_passed_over_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::create_dir_all(out.join("scenarios/lab3")).unwrap();
+        std::fs::create_dir_all(out.join("snapshots")).unwrap();
+        std::fs::write(out.join("scenarios/lab3/001_start.txt"), "").unwrap();
+        std::fs::write(out.join("coverage.txt"), "coverage: 1 lab3 scenarios\n").unwrap();
+        // Not a suite's top: a scenario that happens to be named so.
+        std::fs::write(out.join("scenarios/coverage.txt"), "").unwrap();
+        let d = walk(&[out.to_path_buf()], &out.join("scenarios"));
+        let names: Vec<_> = d.found.iter().map(|f| f.rel.clone()).collect();
+        assert_eq!(
+            names,
+            [
+                PathBuf::from("coverage.txt"),
+                PathBuf::from("lab3/001_start.txt")
+            ]
+        );
+        assert_eq!(
+            d.skipped,
+            [format!(
+                "skipped {}: the coverage summary of a `chessgrade gen` suite, not a scenario",
+                out.join("coverage.txt").display()
+            )]
+        );
+        // Without the suite's folders it is a scenario file like any other.
+        std::fs::remove_dir(out.join("snapshots")).unwrap();
+        assert!(!is_gen_summary(&out.join("coverage.txt")));
+        assert_eq!(walk(&[out.to_path_buf()], out).found.len(), 3);
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod partition;
 mod pool;
 mod select;
 
-pub use discover::{Discovery, Found, discover, walk};
+pub use discover::{Discovery, Found, discover, is_gen_summary, walk};
 pub use execute::{Execution, StepFailure, execute};
 pub use judge::{as_reference_result, expected_boards};
 pub use partition::Partition;

@@ -1,22 +1,24 @@
 //! Picking scenarios by name, like nextest's filters: each `--filter` is a
 //! substring of the scenario name, or a glob when it holds `*`, `?` or `[`
-//! (`*` and `?` never cross a `/`; `**` does); `--exact` asks for the whole
-//! name. A scenario is kept when any filter matches; no filter keeps all.
+//! (`globset` with literal separators: `*` and `?` never cross a `/`; `**`
+//! as a whole path component does); `--exact` asks for the whole name. A
+//! glob that does not compile (an unclosed `[`) is taken as a substring.
+//! A scenario is kept when any filter matches; no filter keeps all.
 //! Selection happens before partitioning, so slices split what was chosen.
 
 use super::Found;
 
 /// The scenario names a run is restricted to.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Selection {
     patterns: Vec<Pattern>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Pattern {
     Substring(String),
     Exact(String),
-    Glob(String),
+    Glob(globset::GlobMatcher),
 }
 
 impl Selection {
@@ -32,8 +34,14 @@ impl Selection {
             .iter()
             .map(|f| {
                 let f = f.as_ref().to_string();
-                if f.contains(['*', '?', '[']) {
-                    Pattern::Glob(f)
+                let glob = || {
+                    globset::GlobBuilder::new(&f)
+                        .literal_separator(true)
+                        .build()
+                        .ok()
+                };
+                if let Some(glob) = f.contains(['*', '?', '[']).then(glob).flatten() {
+                    Pattern::Glob(glob.compile_matcher())
                 } else if exact {
                     Pattern::Exact(f)
                 } else {
@@ -55,7 +63,7 @@ impl Selection {
             || self.patterns.iter().any(|p| match p {
                 Pattern::Substring(s) => name.contains(s.as_str()),
                 Pattern::Exact(s) => name == s,
-                Pattern::Glob(g) => glob_match(g.as_bytes(), name.as_bytes()),
+                Pattern::Glob(g) => g.is_match(name),
             })
     }
 
@@ -76,70 +84,6 @@ pub fn name_of(found: &Found) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// Glob matching over bytes: `*` (within one path segment), `**` (across
-/// segments), `?` (one byte but `/`), `[abc]` / `[a-z]` / `[!a]` classes.
-fn glob_match(pat: &[u8], text: &[u8]) -> bool {
-    match pat.first() {
-        None => text.is_empty(),
-        Some(b'*') if pat.get(1) == Some(&b'*') => {
-            let rest = pat[2..].strip_prefix(b"/").unwrap_or(&pat[2..]);
-            (0..=text.len()).any(|i| glob_match(rest, &text[i..]))
-                || (0..=text.len()).any(|i| glob_match(&pat[2..], &text[i..]))
-        }
-        Some(b'*') => {
-            let rest = &pat[1..];
-            for i in 0..=text.len() {
-                if glob_match(rest, &text[i..]) {
-                    return true;
-                }
-                if text.get(i) == Some(&b'/') {
-                    break;
-                }
-            }
-            false
-        }
-        Some(b'?') => text.first().is_some_and(|&c| c != b'/') && glob_match(&pat[1..], &text[1..]),
-        Some(b'[') => match (class_end(pat), text.first()) {
-            (Some(end), Some(&c)) => {
-                class_matches(&pat[1..end], c) && glob_match(&pat[end + 1..], &text[1..])
-            }
-            // An unclosed `[` is a literal.
-            (None, Some(&c)) => c == b'[' && glob_match(&pat[1..], &text[1..]),
-            (_, None) => false,
-        },
-        Some(&p) => text.first() == Some(&p) && glob_match(&pat[1..], &text[1..]),
-    }
-}
-
-/// The index of the `]` closing the class that opens at `pat[0]`.
-fn class_end(pat: &[u8]) -> Option<usize> {
-    let start = if pat.get(1) == Some(&b'!') { 2 } else { 1 };
-    // A `]` right after the opening is a member, not the end.
-    pat.iter()
-        .skip(start + 1)
-        .position(|&b| b == b']')
-        .map(|i| i + start + 1)
-}
-
-fn class_matches(class: &[u8], c: u8) -> bool {
-    let (negate, class) = match class.split_first() {
-        Some((b'!', rest)) => (true, rest),
-        _ => (false, class),
-    };
-    let mut hit = false;
-    let mut i = 0;
-    while i < class.len() {
-        if i + 2 < class.len() && class[i + 1] == b'-' {
-            hit |= (class[i]..=class[i + 2]).contains(&c);
-            i += 3;
-        } else {
-            hit |= class[i] == c;
-            i += 1;
-        }
-    }
-    hit != negate
 }
 
 #[cfg(test)]

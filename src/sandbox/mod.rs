@@ -33,8 +33,9 @@
 //!
 //! Parallel scenarios: reapers and sweeps never call `waitpid(-1)`. The
 //! leader is reaped only by its own reaper thread (through `Child::wait`,
-//! i.e. `waitpid(pid)`); a sweep reaps only pids it killed itself, checked
-//! by start time against reuse. Another sandbox's leader, its exit status,
+//! i.e. `waitpid(pid)`); a sweep reaps only pids it killed itself or found
+//! dead among the sandbox's members as the grader's children, checked by
+//! start time against reuse. Another sandbox's leader, its exit status,
 //! or any other child of the grader is therefore never taken. After the
 //! leader is reaped and a sweep leaves nothing running, the tree is
 //! finished and later sweeps are no-ops, so a reused process group id is
@@ -525,6 +526,45 @@ mod tests {
         let status = proc.end().expect("reaped");
         assert_eq!(Ending::of(status), Ending::Signalled("SIGKILL".into()));
         assert!(!proc.tree.any_alive(), "nothing of the tree survives");
+    }
+
+    /// The grader's zombie children in process group `pgid`.
+    fn zombies_in_group(pgid: u32) -> Vec<String> {
+        let me = std::process::id().to_string();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let fields: Vec<&str> = stat
+                .rsplit(')')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .collect();
+            if fields[0] == "Z" && fields[1] == me && fields[2] == pgid.to_string() {
+                found.push(stat);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn a_tree_killed_whole_leaves_no_zombie_behind() {
+        // A fork server's shape: the leader, its child (a zygote), and that
+        // child's child (a spare), all killed by the same `killpg`; the two
+        // below the leader are re-parented to the grader as zombies.
+        let (mut proc, _dir) = start("sh -c 'sleep 60 & wait' & echo ready; wait");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(proc.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert_eq!(line, "ready\n");
+        let pgid = proc.pid;
+        proc.end().expect("reaped");
+        assert_eq!(zombies_in_group(pgid), Vec::<String>::new());
     }
 
     #[test]

@@ -19,8 +19,9 @@
 //!
 //! Reaping: the grader is a child subreaper, so orphans of every sandbox
 //! become the grader's children. A sweep reaps only the pids it killed
-//! itself, each checked by start time so a reused pid is never waited for,
-//! and never a sandbox's leader (its owner reaps that one through its
+//! itself or found already dead among the sandbox's members once they are
+//! the grader's children, each checked by start time so a reused pid is
+//! never waited for, and never a sandbox's leader (its owner reaps that one through its
 //! `Child`). It never calls `waitpid(-1)`, so it cannot take the exit
 //! status of another sandbox's process or of any other child of the
 //! grader.
@@ -193,13 +194,20 @@ impl Tree {
             return 0;
         }
         let started = Instant::now();
+        let me = std::process::id() as i32;
         let mut killed = 0;
         loop {
-            let live: Vec<Stat> = self
-                .members(leader_reaped)
-                .into_iter()
-                .filter(|p| !p.zombie())
-                .collect();
+            let members = self.members(leader_reaped);
+            // Members that died with the group (a `killpg` before any scan:
+            // a fork server's zygote and spare die with their front) and
+            // were re-parented to the grader are reaped with the swept ones,
+            // not left as zombies until the grader exits.
+            if let Ok(mut swept) = self.swept.lock() {
+                for p in members.iter().filter(|p| p.zombie() && p.ppid == me) {
+                    swept.insert(p.pid, p.start);
+                }
+            }
+            let live: Vec<Stat> = members.into_iter().filter(|p| !p.zombie()).collect();
             if live.is_empty() {
                 if leader_reaped {
                     self.finished.store(true, Ordering::Release);

@@ -14,8 +14,9 @@
 //! format, so no Lab 3 file changes meaning). Every step keeps its 1-based
 //! source line, which traces and reports refer to.
 //!
-//! Errors are [`Diagnostic`]s carrying line and column, rendered with the
-//! source line and a caret.
+//! The parser (`parse.rs`) is a nom grammar, one small parser per kind of
+//! line, with `nom_locate` spans for positions. Errors are [`Diagnostic`]s
+//! carrying line and column, rendered with the source line and a caret.
 //!
 //! Hostile input is bounded here: [`load`] reads only regular files (never
 //! blocking on a FIFO, never reading a device) under a size cap, the

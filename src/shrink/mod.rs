@@ -6,8 +6,9 @@
 //! the board cut by a row or a column, off-board coordinates brought
 //! next to the board), rendered and parsed back like a generated file. A
 //! candidate has no reviewed snapshot, so its expected answers come from
-//! the reference engine; it is then judged by [`runner::run_one`] exactly
-//! as `grade` judges, against the same subject (a submission built once,
+//! the reference engine (the scenario itself may be judged against its
+//! snapshot, [`Shrinker::shrink_found`]); it is then judged by
+//! [`runner::run_one`] exactly as `grade` judges, against the same subject (a submission built once,
 //! run once per candidate within its limits). A candidate is kept when it
 //! fails with the same [`Signature`]: the failure's class (wrong answer,
 //! board out of sync, crash, ...) and the kind of step it fails at.
@@ -123,28 +124,37 @@ impl<'a> Shrinker<'a> {
             .map_err(io)?;
         let found = Found { path, rel };
         let result = runner::run_one(&found, self.subject, &store, SnapshotMode::Check);
-        let signature = match &result.verdict {
-            Verdict::Fail(f) => Signature {
-                class: f.kind.class(),
-                step: f.line.and_then(|l| {
-                    parsed.steps.iter().find(|s| s.line == l).map(|s| {
-                        let text = s.kind.text();
-                        text.split_whitespace()
-                            .next()
-                            .unwrap_or_default()
-                            .to_string()
-                    })
-                }),
-            },
-            Verdict::InputError(d) => return Err(ShrinkError::Io(d.to_string())),
-            _ => return Ok(None),
-        };
-        Ok(Some((signature, result)))
+        signature(&parsed, result)
     }
 
     /// Shrinks `original`, which must fail on the subject.
     pub fn shrink(&mut self, original: &Scenario) -> Result<Shrunk, ShrinkError> {
-        let (signature, mut result) = self.probe(original)?.ok_or(ShrinkError::Passes)?;
+        let first = self.probe(original)?.ok_or(ShrinkError::Passes)?;
+        self.shrink_from(original, first)
+    }
+
+    /// Shrinks the scenario `found` (read as `original`), judged first
+    /// exactly as `grade` judges it: against its snapshot in `store`. Its
+    /// smaller candidates have none and are judged against the reference
+    /// engine, as in [`Shrinker::shrink`].
+    pub fn shrink_found(
+        &mut self,
+        original: &Scenario,
+        found: &Found,
+        store: &SnapshotStore,
+    ) -> Result<Shrunk, ShrinkError> {
+        self.runs += 1;
+        let result = runner::run_one(found, self.subject, store, SnapshotMode::Check);
+        let first = signature(original, result)?.ok_or(ShrinkError::Passes)?;
+        self.shrink_from(original, first)
+    }
+
+    /// Shrinks `original`, whose failure `first` is.
+    fn shrink_from(
+        &mut self,
+        original: &Scenario,
+        (signature, mut result): (Signature, ScenarioResult),
+    ) -> Result<Shrunk, ShrinkError> {
         let mut best = original.clone();
         // The failing step's index: later steps cannot matter.
         let mut changed = true;
@@ -175,6 +185,31 @@ impl<'a> Shrinker<'a> {
             runs: self.runs,
         })
     }
+}
+
+/// The failure signature of `result`, a run of `scenario`; `None` if it
+/// passed.
+fn signature(
+    scenario: &Scenario,
+    result: ScenarioResult,
+) -> Result<Option<(Signature, ScenarioResult)>, ShrinkError> {
+    let signature = match &result.verdict {
+        Verdict::Fail(f) => Signature {
+            class: f.kind.class(),
+            step: f.line.and_then(|l| {
+                scenario.steps.iter().find(|s| s.line == l).map(|s| {
+                    let text = s.kind.text();
+                    text.split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string()
+                })
+            }),
+        },
+        Verdict::InputError(d) => return Err(ShrinkError::Io(d.to_string())),
+        _ => return Ok(None),
+    };
+    Ok(Some((signature, result)))
 }
 
 /// Smaller variants of `s`, the biggest cuts first.
@@ -276,7 +311,11 @@ fn cut(s: &Scenario, axis_row: bool, at: i64) -> Option<Scenario> {
         .placements
         .iter()
         .filter(|p| {
-            let v = if axis_row { p.square.row } else { p.square.col } as i64;
+            let v = if axis_row {
+                p.square.row()
+            } else {
+                p.square.col()
+            } as i64;
             v != at
         })
         .filter_map(|p| {

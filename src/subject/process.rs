@@ -342,8 +342,8 @@ impl ProcessSubject {
                 promotion,
                 ..
             } => Request::Play {
-                from: *from,
-                to: *to,
+                from: from.map(Square::coord),
+                to: to.map(Square::coord),
                 promotion: *promotion,
             },
             StepKind::Perft { depth } => Request::Perft(*depth),
@@ -635,7 +635,7 @@ impl Subject for ProcessSubject {
         expect_ok.extend(setup.placements.iter().map(|p| Request::Place {
             color: p.color,
             role: p.role,
-            square: p.square,
+            square: p.square.coord(),
         }));
         if let Some(turn) = setup.turn {
             expect_ok.push(Request::Turn(turn));
@@ -693,8 +693,8 @@ impl Subject for ProcessSubject {
     ) -> Result<Result<(), MoveError>, SubjectError> {
         self.need_v2("move")?;
         let request = Request::Play {
-            from,
-            to,
+            from: from.map(Square::coord),
+            to: to.map(Square::coord),
             promotion,
         };
         self.call(request, protocol::parse_played)
