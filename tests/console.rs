@@ -372,9 +372,9 @@ fn fixtures() -> PathBuf {
 }
 
 /// The JHU starter files a student must not change, as the `--overlay`
-/// folder staff pass (the fixture README's seven files), with `mystery`
-/// as `Mystery.h` when given.
-fn jhu_overlay(mystery: Option<&str>) -> tempfile::TempDir {
+/// folder staff pass (the fixture README's seven files; the graders'
+/// `Mystery.h` for a scenario is chessgrade's own, tests/console_mystery.rs).
+fn jhu_overlay() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let starter = root().join("../shared/jhu-course/starter");
     for f in [
@@ -387,9 +387,6 @@ fn jhu_overlay(mystery: Option<&str>) -> tempfile::TempDir {
         "Mystery.h",
     ] {
         std::fs::copy(starter.join(f), dir.path().join(f)).unwrap();
-    }
-    if let Some(text) = mystery {
-        std::fs::write(dir.path().join("Mystery.h"), text).unwrap();
     }
     dir
 }
@@ -460,7 +457,7 @@ fn built(fixture: &str) -> PathBuf {
         None => copy_files(&fixtures().join(fixture), &dir),
     }
     let out = if fixture.starts_with("jhu") {
-        copy_files(jhu_overlay(None).path(), &dir);
+        copy_files(jhu_overlay().path(), &dir);
         Command::new("make").current_dir(&dir).output().unwrap()
     } else {
         Command::new("sh")
@@ -528,8 +525,8 @@ fn not_passing(all: &[(String, String)]) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// Every bundled JHU scenario but the two Mystery ones (graded with their
-/// own Mystery.h below).
+/// Every bundled JHU scenario but the two Mystery ones (graded with the
+/// graders' Mystery.h in tests/console_mystery.rs).
 const JHU_ALL: &[&str] = &[
     "scenarios/jhu/check",
     "scenarios/jhu/console",
@@ -543,7 +540,7 @@ const JHU_ALL: &[&str] = &[
 
 #[test]
 fn real_jhu_correct_with_the_starter_overlay_passes_every_scenario() {
-    let overlay = jhu_overlay(None);
+    let overlay = jhu_overlay();
     let dir = fixtures().join("jhu-correct");
     let mut args = vec![
         "--submission",
@@ -557,76 +554,6 @@ fn real_jhu_correct_with_the_starter_overlay_passes_every_scenario() {
     let v = verdicts(&report);
     assert_eq!(v.len(), 12, "{v:?}");
     assert!(v.iter().all(|(_, s, _)| s == "pass"), "{v:?}");
-}
-
-/// The graders' Mystery.h for `@mystery <kind> <dr>,<dc> value <v>`: the
-/// offsets in all eight orientations, repeated along the line for a slider.
-fn mystery_header(slider: bool, dr: i32, dc: i32, value: i32) -> String {
-    let reach = if slider { 7 } else { 1 };
-    format!(
-        r#"#ifndef MYSTERY_H
-#define MYSTERY_H
-#include "Piece.h"
-namespace Chess {{
-  class Mystery : public Piece {{
-  public:
-    bool legal_move_shape(const Position& start, const Position& end) const override {{
-      int dx = end.first - start.first, dy = end.second - start.second;
-      const int a = {dr}, b = {dc};
-      const int shapes[8][2] = {{{{a, b}}, {{-a, b}}, {{a, -b}}, {{-a, -b}}, {{b, a}}, {{-b, a}}, {{b, -a}}, {{-b, -a}}}};
-      for (int k = 1; k <= {reach}; k++)
-        for (const auto& s : shapes)
-          if (dx == k * s[0] && dy == k * s[1]) return true;
-      return false;
-    }}
-    int point_value() const {{ return {value}; }}
-    char to_ascii() const override {{ return is_white() ? 'M' : 'm'; }}
-    std::string to_unicode() const override {{ return is_white() ? "\u2687" : "\u2689"; }}
-  private:
-    Mystery(bool is_white) : Piece(is_white) {{}}
-    friend Piece* create_piece(const char& piece_designator);
-  }};
-}}
-#endif
-"#
-    )
-}
-
-#[test]
-fn real_jhu_correct_passes_the_mystery_scenarios_with_the_graders_mystery_piece() {
-    for (scenario, header) in [
-        (
-            "scenarios/jhu/mystery/bishop_like_slider_blocked_pins_and_checks.txt",
-            mystery_header(true, 1, 1, 5),
-        ),
-        (
-            "scenarios/jhu/mystery/camel_leaper_moves_captures_and_checks.txt",
-            mystery_header(false, 1, 3, 4),
-        ),
-    ] {
-        let overlay = jhu_overlay(Some(&header));
-        let dir = fixtures().join("jhu-correct");
-        let (code, report, text) = grade_with(&[
-            "--submission",
-            dir.to_str().unwrap(),
-            "--overlay",
-            overlay.path().to_str().unwrap(),
-            scenario,
-        ]);
-        assert_eq!(code, 0, "{scenario}: {text}");
-        assert_eq!(verdicts(&report)[0].1, "pass", "{text}");
-    }
-    // The released stub (no shape, no value) does not play them.
-    let overlay = jhu_overlay(None);
-    let dir = fixtures().join("jhu-correct");
-    let (code, _, text) = grade_with(&[
-        "--submission",
-        dir.to_str().unwrap(),
-        "--overlay",
-        overlay.path().to_str().unwrap(),
-        "scenarios/jhu/mystery",
-    ]);
-    assert_eq!(code, 1, "{text}");
 }
 
 #[test]
@@ -745,7 +672,7 @@ fn real_jhu_loop_at_eof_fails_every_game_that_does_not_end_by_itself() {
 
 #[test]
 fn real_jhu_compile_error_is_reported_once() {
-    let overlay = jhu_overlay(None);
+    let overlay = jhu_overlay();
     let dir = fixtures().join("jhu-compile-error");
     let mut args = vec![
         "--submission",

@@ -234,6 +234,7 @@ fn grade_console(
             match grader.build(dir) {
                 Ok(build) => {
                     let program = build.program.clone();
+                    notes.extend(build.notes.iter().cloned());
                     _build = Some(build);
                     (name, program)
                 }

@@ -145,6 +145,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         exit_status: t.exit_status,
         machine: None,
         layout: Some(BoardLayout::of(t, game.position())),
+        build: None,
     })
 }
 

@@ -11,8 +11,9 @@
 //! "the game is over"), and a later `save` is the file named by the
 //! program's argument, which it writes when the game ends.
 
+use super::mystery::{MYSTERY_HEADER, describe, mystery_header};
 use super::texts::{JhuTexts, fill};
-use super::{Dialect, Exchange, Judging, NotGradable, Place, Plan, SaveCheck};
+use super::{BuildFiles, Dialect, Exchange, Judging, NotGradable, Place, Plan, SaveCheck};
 use crate::domain::Color;
 use crate::engine::{Game, GameStatus, MoveError};
 use crate::scenario::{Scenario, StepKind};
@@ -191,6 +192,15 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         exit_status: t.exit_status,
         machine: None,
         layout: None,
+        // The graders' Mystery piece for the scenario's shape.
+        build: scenario
+            .directives
+            .mystery
+            .as_ref()
+            .map(|shape| BuildFiles {
+                what: format!("the graders' {MYSTERY_HEADER} for `{}`", describe(shape)),
+                files: vec![(MYSTERY_HEADER.to_string(), mystery_header(shape))],
+            }),
     })
 }
 

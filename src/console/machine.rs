@@ -215,6 +215,7 @@ pub(super) fn plan(
         exchanges,
         exit_status: t.exit_status,
         layout: Some(layout),
+        build: None,
         machine: Some(MachineGame {
             mode,
             texts: t.clone(),

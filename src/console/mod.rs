@@ -29,6 +29,7 @@ mod cuhk;
 mod grader;
 mod jhu;
 mod machine;
+mod mystery;
 mod run;
 mod shim;
 mod texts;
@@ -38,6 +39,7 @@ pub use grader::{
     BuiltUpload, ConsoleGrader, ConsoleOptions, SetupError, only_console, wants_console,
 };
 pub use machine::{MachineGame, MachineMode};
+pub use mystery::{MYSTERY_HEADER, describe as describe_mystery, mystery_header};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};
 pub use texts::{CuhkTexts, JhuTexts, Texts};
@@ -140,6 +142,20 @@ pub struct Plan {
     /// How the program prints its board when the board is judged (CUHK):
     /// a wrong board is read back to name the squares that differ.
     pub layout: Option<BoardLayout>,
+    /// Files the upload is built with, over its own and the overlay's
+    /// (JHU: the graders' `Mystery.h` for the scenario's `@mystery`
+    /// shape); `None`: the upload as it is. Scenarios with the same files
+    /// share one build.
+    pub build: Option<BuildFiles>,
+}
+
+/// Files written over an upload (after the overlay) before it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildFiles {
+    /// What they are, for reports: `the graders' Mystery.h for `@mystery ...``.
+    pub what: String,
+    /// (file name in the upload's root, its text).
+    pub files: Vec<(String, String)>,
 }
 
 /// Where a console program's run first parts from the course's.
@@ -259,10 +275,32 @@ pub fn check_gradable(found: &Found, texts: &Texts, store: &SnapshotStore) -> Re
 /// preloaded shim that keeps its output order and its clock repeatable.
 #[derive(Clone, Debug)]
 pub struct ConsoleProgram {
+    /// What a scenario runs when `builds` has no build for it (every
+    /// scenario, for a program graded as is with `--program`).
     pub command: EngineCommand,
     pub limits: Limits,
     /// Extra environment (`LD_PRELOAD` of the shim, its settings).
     pub env: Vec<(String, OsString)>,
+    /// An upload's builds, one per set of [`BuildFiles`] the scenarios ask
+    /// for (`None`: the upload as it is): its program, or the compiler's
+    /// message when that build failed.
+    pub builds: Vec<(Option<BuildFiles>, Result<EngineCommand, String>)>,
+}
+
+impl ConsoleProgram {
+    /// The program `plan` runs: the build made with its files, else
+    /// `command`; `Err` (what was built, and the compiler's message) when
+    /// that build failed.
+    pub fn command_for(&self, plan: &Plan) -> Result<&EngineCommand, String> {
+        match self.builds.iter().find(|(files, _)| *files == plan.build) {
+            None => Ok(&self.command),
+            Some((_, Ok(command))) => Ok(command),
+            Some((files, Err(msg))) => Err(match files {
+                Some(files) => format!("built with {}:\n{msg}", files.what),
+                None => msg.clone(),
+            }),
+        }
+    }
 }
 
 /// Grades one scenario file on a console program: plan, run, judge.
@@ -289,12 +327,26 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
             return result(points, visibility, Verdict::InputError(d));
         }
     };
-    let outcome = match run(&plan, program) {
+    let command = match program.command_for(&plan) {
+        Ok(command) => command,
+        // This scenario's own build (its Mystery piece) failed: the student's.
+        Err(msg) => {
+            let failure = Failure {
+                kind: FailureKind::CompileError(msg),
+                line: None,
+                step_source: None,
+                board_before: BoardText(String::new()),
+                stderr: None,
+            };
+            return result(points, visibility, Verdict::Fail(Box::new(failure)));
+        }
+    };
+    let outcome = match run(&plan, command, program) {
         Ok(o) => o,
         Err(e) => {
             let d = scenario::Diagnostic::file(
                 &found.path,
-                format!("cannot start {}: {e}", program.command.program.display()),
+                format!("cannot start {}: {e}", command.program.display()),
             );
             return result(points, visibility, Verdict::InputError(d));
         }
