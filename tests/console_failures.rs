@@ -157,10 +157,11 @@ fn a_winner_wrong_only_after_the_implicit_z0_z0_is_reported_at_the_end_of_the_ga
         "{text}"
     );
     assert!(!text.contains("first mismatch at line"), "{text}");
-    // The board the game reached, in CUHK's coordinates (row 1 on top).
+    // The board the game reached, as CUHK's students read it: row 1 on
+    // top, Black upper case (its pawn gone from B2), White's pawn on B4.
     assert!(
         text.contains(
-            "        board at the end of the game:\n              A  B  C  D  E  F  G  H\n          1   r  n  b  q  k  b  n  r\n          2   p  .  p  p  p  p  p  p\n          3   .  .  .  .  .  .  .  .\n          4   .  P  .  .  .  .  .  .\n"
+            "        board at the end of the game:\n              A  B  C  D  E  F  G  H\n          1   R  N  B  Q  K  B  N  R\n          2   P  .  P  P  P  P  P  P\n          3   .  .  .  .  .  .  .  .\n          4   .  p  .  .  .  .  .  .\n"
         ),
         "{text}"
     );
@@ -219,22 +220,23 @@ fn a_cuhk_board_printed_wrong_at_the_start_names_the_squares_that_differ() {
         ),
         "{text}"
     );
-    // Both boards, in CUHK's coordinates, the squares that differ marked.
+    // Both boards as the course prints them (row 1 on top, Black upper
+    // case), the squares that differ marked.
     assert!(
         text.contains(
-            "        expected board:\n              A  B  C  D  E  F  G  H\n          1   r  n  b  q  k  b  n  r\n"
+            "        expected board:\n              A  B  C  D  E  F  G  H\n          1   R  N  B  Q  K  B  N  R\n"
         ),
         "{text}"
     );
     assert!(
         text.contains(
-            "        board the program printed:\n              A  B  C  D  E  F  G  H\n          1   r  n  b !k !q  b  n  r\n"
+            "        board the program printed:\n              A  B  C  D  E  F  G  H\n          1   R  N  B !K !Q  B  N  R\n"
         ),
         "{text}"
     );
     assert!(
         text.contains(
-            "          8   R  N  B !K !Q  B  N  R\n          ! differs from the expected board\n"
+            "          8   r  n  b !k !q  b  n  r\n          ! differs from the expected board\n"
         ),
         "{text}"
     );
@@ -269,7 +271,7 @@ fn a_cuhk_board_printed_wrong_in_a_machine_game_names_the_squares_too() {
         "{text}"
     );
     assert!(
-        text.contains("          1   r  n  b !k !q  b  n  r\n"),
+        text.contains("          1   R  N  B !K !Q  B  N  R\n"),
         "{text}"
     );
 }

@@ -21,7 +21,9 @@ pub enum Coords {
     Files,
     /// JHU: files `A`.., ranks counted from the bottom.
     UpperFiles,
-    /// CUHK: files `A`.., row 1 on top.
+    /// CUHK: files `A`.., row 1 on top; its letters are drawn in the
+    /// course's case (Black upper case, White lower case, as its
+    /// program prints them).
     UpperFilesTopDown,
 }
 
@@ -33,6 +35,16 @@ impl Coords {
             RuleSetId::Standard => Coords::Files,
             RuleSetId::Jhu => Coords::UpperFiles,
             RuleSetId::Cuhk => Coords::UpperFilesTopDown,
+        }
+    }
+
+    /// A board letter (White upper case) as these readers write it: CUHK
+    /// swaps the case; the others keep it.
+    pub fn letter(self, ch: char) -> char {
+        match self {
+            Coords::UpperFilesTopDown if ch.is_ascii_uppercase() => ch.to_ascii_lowercase(),
+            Coords::UpperFilesTopDown => ch.to_ascii_uppercase(),
+            _ => ch,
         }
     }
 
@@ -281,7 +293,11 @@ impl Diagram {
             let mut line = format!("{indent}{:>row_w$} ", self.coords.row_label(r, nr));
             for c in cw.start..cw.end {
                 let ch = cells.get(c).copied().unwrap_or(' ');
-                let glyph = if style.unicode { unicode(ch) } else { ch };
+                let glyph = if style.unicode {
+                    unicode(ch)
+                } else {
+                    self.coords.letter(ch)
+                };
                 // A square is a submission's character: never a control.
                 let glyph = super::sanitize::terminal(glyph.encode_utf8(&mut [0; 4])).into_owned();
                 let cell = match marks.get(&[r, c]) {
@@ -502,8 +518,13 @@ mod tests {
             text,
             "    a  b\n2  +♚  ·\n1   ·  ♙\n+ expected, not answered\n"
         );
+        // CUHK: row 1 on top, Black's king `K` and White's pawn `p` as
+        // the course's Table 1 labels them.
         let cuhk = Diagram::new("b", &BoardText("k./.P".into()), Coords::UpperFilesTopDown);
-        assert!(plain(&cuhk, Style::default()).starts_with("    A  B\n1   k  .\n2"));
+        assert_eq!(
+            plain(&cuhk, Style::default()),
+            "    A  B\n1   K  .\n2   .  p\n"
+        );
     }
 
     #[test]
