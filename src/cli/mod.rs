@@ -116,10 +116,12 @@ enum Command {
     },
     /// Walk one scenario step by step: the source line, what was answered
     /// against what was expected, and the boards before and after each
-    /// step with the missing (+) and extra (x) squares marked.
+    /// step with the missing (+) and extra (x) squares marked. A console
+    /// program (JHU, CUHK) is walked command by command: the input sent,
+    /// the lines expected and printed, saved files, the board after each.
     #[command(
         after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input.",
-        mut_arg("submission", |a| a.help("A Lab 3 C++ submission folder to explain (default: the reference engine)"))
+        mut_arg("submission", |a| a.help("A submission folder to explain: Lab 3 C++ classes, or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK) (default: the reference engine)"))
     )]
     Explain {
         /// The scenario file.
@@ -137,6 +139,10 @@ enum Command {
         ascii: bool,
         #[command(flatten)]
         snapshot: SnapshotArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
@@ -339,10 +345,14 @@ pub fn main() -> u8 {
             all,
             ascii,
             snapshot,
+            console,
+            limits,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
             subject,
             snapshot,
+            console,
+            limits,
             line,
             all,
             ascii,

@@ -42,6 +42,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             input: None,
             expected: Vec::new(),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         },
         Exchange {
@@ -50,6 +51,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             input: Some(t.mode.clone()),
             expected: round_lines(round, game.position(), t),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         },
     ];
@@ -114,6 +116,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             input: Some(input),
             expected,
             board_before,
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }
@@ -126,6 +129,7 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
             place: Some(Place::end(&t.stop)),
             input: Some(t.stop.clone()),
             expected: vec![winner_line(&game, t)],
+            board_after: board_before.clone(),
             board_before,
             saves: Vec::new(),
         });

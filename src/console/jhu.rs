@@ -57,6 +57,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         input: None,
         expected: lines,
         board_before: default.position().board_text(),
+        board_after: default.position().board_text(),
         saves: Vec::new(),
     }];
     let (lines, mut ended) = after_command(&game, t);
@@ -70,6 +71,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         input: Some(load),
         expected: lines,
         board_before: game.position().board_text(),
+        board_after: game.position().board_text(),
         saves: Vec::new(),
     });
     for step in &scenario.steps {
@@ -124,6 +126,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
                     input: Some(input),
                     expected: lines,
                     board_before: board_before.clone(),
+                    board_after: board_before.clone(),
                     saves: vec![SaveCheck {
                         line: step.line,
                         file,
@@ -168,6 +171,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
             input: Some(input),
             expected,
             board_before,
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }
@@ -178,6 +182,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
             input: Some(t.quit.clone()),
             expected: Vec::new(),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }

@@ -194,6 +194,7 @@ pub(super) fn plan(
         input,
         expected: Vec::new(),
         board_before: board.clone(),
+        board_after: board.clone(),
         saves: Vec::new(),
     };
     let mut exchanges = vec![
@@ -326,6 +327,7 @@ pub(super) fn judge(
         };
         Some(ConsoleMismatch {
             line: place.line,
+            exchange: None,
             board_before: place.board_before.clone(),
             mismatch: TranscriptMismatch {
                 problem,

@@ -167,6 +167,9 @@ pub struct ConsoleMismatch {
     /// The reference's board shown with it (titled by the mismatch's `board_title`).
     pub board_before: BoardText,
     pub mismatch: TranscriptMismatch,
+    /// The plan's exchange it is found at (`None`: a machine game, judged
+    /// by property as a whole).
+    pub exchange: Option<usize>,
 }
 
 /// One command and what the course's program prints for it.
@@ -183,6 +186,9 @@ pub struct Exchange {
     /// The reference's board shown with a failure here: before the
     /// command at a step, the board a setup command loads or starts with.
     pub board_before: BoardText,
+    /// The reference's board once the command is done (what `explain`
+    /// shows after it).
+    pub board_after: BoardText,
     /// Files the program must have written, checked after this exchange.
     pub saves: Vec<SaveCheck>,
 }
@@ -351,34 +357,43 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
             return result(points, visibility, Verdict::InputError(d));
         }
     };
-    let first_mismatch = match &plan.machine {
-        Some(game) => machine::judge(game, &outcome, plan.exit_status),
-        None => judge(&plan, &outcome),
-    };
-    let verdict = match first_mismatch {
+    let verdict = match judge_run(&plan, &outcome) {
         None => Verdict::Pass,
-        Some(ConsoleMismatch {
-            line,
-            board_before,
-            mismatch,
-        }) => {
+        Some(m) => {
             let source = std::fs::read_to_string(&found.path).unwrap_or_default();
-            let step_source = line.and_then(|l| {
-                source
-                    .lines()
-                    .nth(l as usize - 1)
-                    .map(|s| s.trim().to_string())
-            });
-            Verdict::Fail(Box::new(Failure {
-                kind: FailureKind::Transcript(Box::new(mismatch)),
-                line,
-                step_source,
-                board_before,
-                stderr: None,
-            }))
+            Verdict::Fail(Box::new(m.into_failure(&source)))
         }
     };
     result(points, visibility, verdict)
+}
+
+/// The first place a run parts from the plan, judged as the plan says:
+/// line by line, or by property for a machine game; `None` when it passes.
+pub fn judge_run(plan: &Plan, outcome: &Outcome) -> Option<ConsoleMismatch> {
+    match &plan.machine {
+        Some(game) => machine::judge(game, outcome, plan.exit_status),
+        None => judge(plan, outcome),
+    }
+}
+
+impl ConsoleMismatch {
+    /// The failure a report shows (`source`: the scenario file's text,
+    /// for the step's line).
+    pub fn into_failure(self, source: &str) -> Failure {
+        let step_source = self.line.and_then(|l| {
+            source
+                .lines()
+                .nth(l as usize - 1)
+                .map(|s| s.trim().to_string())
+        });
+        Failure {
+            kind: FailureKind::Transcript(Box::new(self.mismatch)),
+            line: self.line,
+            step_source,
+            board_before: self.board_before,
+            stderr: None,
+        }
+    }
 }
 
 /// Output kept per command in a report.
@@ -452,7 +467,7 @@ pub fn judged_lines(chunk: &str, judging: &Judging, ignore_trailing_space: bool)
 /// The expected lines as compared: trailing spaces dropped when the
 /// dialect tolerates them (on both sides, so the course's own trailing
 /// spaces and a program without them agree).
-fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
+pub(crate) fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
     expected
         .iter()
         .map(|l| {
@@ -467,7 +482,7 @@ fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String
 
 /// Only what differs: the expected and actual lines between their common
 /// start and common end.
-fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
     let start = expected
         .iter()
         .zip(actual)
@@ -485,7 +500,7 @@ fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String
     )
 }
 
-fn capped(text: &str) -> String {
+pub(crate) fn capped(text: &str) -> String {
     if text.len() <= MAX_RAW_OUTPUT {
         return text.to_string();
     }
@@ -514,6 +529,7 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<ConsoleMismatch> {
         };
         Some(ConsoleMismatch {
             line: ex.line,
+            exchange: Some(k),
             board_before: ex.board_before.clone(),
             mismatch: TranscriptMismatch {
                 problem,

@@ -96,7 +96,9 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "{} {}", "note:".yellow().bold(), terminal(note))
     }
 
-    fn failure(&mut self, f: &Failure) -> io::Result<()> {
+    /// A failure's details, as under a failing scenario's line (what
+    /// `explain` shows at a console program's first mismatch too).
+    pub fn failure(&mut self, f: &Failure) -> io::Result<()> {
         let at = match (f.line, &f.kind) {
             (Some(l), FailureKind::WrongAnswer(m)) => {
                 format!("line {l} (trace line {})", m.trace_line)
