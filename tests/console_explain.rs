@@ -135,7 +135,7 @@ fn a_jhu_program_is_walked_command_by_command_up_to_its_first_mismatch() {
     // 1. e4: the turn passes to Black, the pawn stands on E4.
     assert!(
         out.contains(
-            "line 30: move E2E4: ok\n    input sent: M E2E4\n    printed (the judged lines), as expected:\n      black move\n      Material point value: 39\n    board after:\n        A  B  C  D  E  F  G  H\n    8   r  n  b  q  k  b  n  r\n    7   p  p  p  p  p  p  p  p\n    6   .  .  .  .  .  .  .  .\n    5   .  .  .  .  .  .  .  .\n    4   .  .  .  .  P  .  .  .\n    3   .  .  .  .  .  .  .  .\n    2   P  P  P  P  .  P  P  P\n    1   R  N  B  Q  K  B  N  R\n"
+            "line 30: move E2E4: ok\n    input sent: M E2E4\n    printed (the judged lines), as expected:\n      black move\n      Material point value: 39\n    board after:\n          A  B  C  D  E  F  G  H\n      8   r  n  b  q  k  b  n  r\n      7   p  p  p  p  p  p  p  p\n      6   .  .  .  .  .  .  .  .\n      5   .  .  .  .  .  .  .  .\n      4   .  .  .  .  P  .  .  .\n      3   .  .  .  .  .  .  .  .\n      2   P  P  P  P  .  P  P  P\n      1   R  N  B  Q  K  B  N  R\n"
         ),
         "{out}"
     );
@@ -224,7 +224,7 @@ fn a_cuhk_game_shows_each_round_and_the_board_as_the_course_prints_it() {
     let after = out.split("line 14: move A7 A5: ok\n").nth(1).unwrap();
     assert!(
         after.contains(
-            "    board after:\n        A  B  C  D  E  F  G  H\n    1   R  N  B  Q  K  B  N  R\n    2   P  P  P  P  P  P  P  P\n    3   .  .  .  .  .  .  .  .\n    4   .  .  .  .  .  .  .  .\n    5   p  .  .  .  .  .  .  .\n    6   .  .  .  .  .  .  .  .\n    7   .  p  p  p  p  p  p  p\n    8   r  n  b  q  k  b  n  r\n"
+            "    board after:\n          A  B  C  D  E  F  G  H\n      1   R  N  B  Q  K  B  N  R\n      2   P  P  P  P  P  P  P  P\n      3   .  .  .  .  .  .  .  .\n      4   .  .  .  .  .  .  .  .\n      5   p  .  .  .  .  .  .  .\n      6   .  .  .  .  .  .  .  .\n      7   .  p  p  p  p  p  p  p\n      8   r  n  b  q  k  b  n  r\n"
         ),
         "{out}"
     );
@@ -306,7 +306,10 @@ fn a_jhu_upload_is_built_with_the_graders_mystery_piece_to_explain_a_mystery_sce
         ),
         "{out}"
     );
-    assert!(out.contains("\n    4   .  M  .  .  .  .  .  r\n"), "{out}");
+    assert!(
+        out.contains("\n      4   .  M  .  .  .  .  .  r\n"),
+        "{out}"
+    );
     assert!(out.ends_with("\nevery command's answer matches\n"), "{out}");
 }
 

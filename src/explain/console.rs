@@ -205,6 +205,8 @@ pub fn explain_console(
 }
 
 const IND: &str = "    ";
+/// A board's rows, under its title at [`IND`] (as in `grade`'s failure).
+const BOARD_IND: &str = "      ";
 /// Lines of a matching answer shown before the rest is counted.
 const SHOWN_WHEN_AGREEING: usize = 4;
 
@@ -271,7 +273,11 @@ pub fn render_console(e: &ConsoleExplanation, opts: RenderOptions) -> Result<Str
                 );
             }
         }
-        let _ = writeln!(out, "\n{}", verdict_line(e));
+    }
+    let _ = writeln!(out, "\n{}", verdict_line(e));
+    // One step alone starts with its own heading, not a blank line.
+    if out.starts_with('\n') {
+        out.remove(0);
     }
     Ok(out)
 }
@@ -354,7 +360,7 @@ fn command(
         return;
     }
     let _ = writeln!(out, "{IND}{}:", c.board_title);
-    out.push_str(&Diagram::new(&c.board_title, &c.board_after, coords).render(IND, style));
+    out.push_str(&Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style));
 }
 
 /// A machine game's command: only what was sent.
@@ -410,7 +416,9 @@ fn mismatch_at(
         }
         if c.line.is_some() && c.board_after != m.board_before {
             let _ = writeln!(out, "{IND}{}:", c.board_title);
-            out.push_str(&Diagram::new(&c.board_title, &c.board_after, coords).render(IND, style));
+            out.push_str(
+                &Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style),
+            );
         }
     }
 }
