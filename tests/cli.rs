@@ -375,7 +375,7 @@ fn grade_explain_and_shrink_share_the_subject_flags() {
     assert!(help("explain").contains(
         "A submission folder to explain: Lab 3 C++ classes, or a console program (Makefile, CMakeLists.txt"
     ));
-    assert!(
-        help("shrink").contains("A Lab 3 C++ submission folder, compiled once with the adapter")
-    );
+    assert!(help("shrink").contains(
+        "A submission folder, built once: Lab 3 C++ classes (with the adapter), or a console program"
+    ));
 }

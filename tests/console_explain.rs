@@ -1,4 +1,5 @@
-//! `chessgrade explain` on console programs (JHU CS220, CUHK CSCI1120):
+//! `chessgrade explain` (and `shrink`) on console programs (JHU CS220,
+//! CUHK CSCI1120):
 //! the real fixture programs of `tests/fixtures/console/` (built once per
 //! test binary, then passed as `--program`; the Mystery piece through
 //! `--submission` and the starter overlay, as a TA runs it) walked command
@@ -322,4 +323,44 @@ fn a_scenario_the_console_cannot_play_is_a_staff_error() {
     );
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("not gradable by console"), "{err}");
+}
+
+#[test]
+fn a_cuhk_failure_shrinks_to_the_moves_that_still_fail_it() {
+    // The seed's sample run: Black's bishop takes the White king that
+    // White ignored; the mutant names the wrong winner.
+    let chess = built("cuhk-mutant-wrong-winner");
+    let out = Command::new(env!("CARGO_BIN_EXE_chessgrade"))
+        .args([
+            "shrink",
+            "scenarios/cuhk/game-over/sample_run_black_bishop_takes_the_ignored_king.txt",
+            "--program",
+            chess.to_str().unwrap(),
+            "--color",
+            "never",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    // Candidates the CUHK program cannot play (a FEN without a piece is
+    // not its start position) are skipped, not a grader's error.
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let counts = text
+        .split("(wrong_output at a `move` step): 15 -> ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let steps: usize = counts.split(' ').next().unwrap().parse().unwrap();
+    assert!(steps < 15, "{text}");
+    // The capture is kept, last, and still fails the same way.
+    let minimal = text.split("\n\n").nth(1).unwrap_or_default();
+    assert!(minimal.starts_with("@rules cuhk\n"), "{text}");
+    assert!(minimal.ends_with("\nmove B5 E8"), "{text}");
+    assert!(
+        text.contains(
+            ": move B5 E8\n        the output differs\n        input sent: B5 E8\n        expected:\n          Black wins!\n        actual:\n          White wins!\n"
+        ),
+        "{text}"
+    );
 }

@@ -203,12 +203,14 @@ Exit codes: 0 written; 2 bad options or a write error."
     #[command(
         after_help = "The scenario is judged against its snapshot (--snapshots, --root, as for `grade` \
 and `explain`), or the reference engine when it has none; each smaller candidate has no snapshot \
-and is judged against the reference engine. \
+and is judged against the reference engine. A console program (a JHU or CUHK upload, or --program) \
+is built as `grade` builds it and each candidate graded as `grade` grades it; candidates its course's \
+program cannot play are skipped. \
 Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
 2 usage error, unreadable scenario, or a submission that cannot be built or run.",
         mut_arg("submission", |a| a
-            .help("A Lab 3 C++ submission folder, compiled once with the adapter")
-            .required_unless_present("engine"))
+            .help("A submission folder, built once: Lab 3 C++ classes (with the adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK)")
+            .required_unless_present_any(["engine", "program"]))
     )]
     Shrink {
         /// The failing scenario file.
@@ -219,6 +221,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         snapshot: SnapshotArgs,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
         /// Candidates to try at most (each is one run of the submission).
         #[arg(long, default_value_t = 2000)]
         max_runs: usize,
@@ -314,6 +318,7 @@ pub fn main() -> u8 {
             subject,
             snapshot,
             limits,
+            console,
             max_runs,
             output,
         } => shrink::run(
@@ -321,6 +326,7 @@ pub fn main() -> u8 {
             subject,
             &snapshot,
             &limits,
+            &console,
             max_runs,
             output.as_deref(),
         ),
