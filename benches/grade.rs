@@ -227,7 +227,7 @@ fn main() {
     confinement_cost();
 
     if Path::new("/usr/bin/time").exists() {
-        let big = "scenarios/lab3/board-sizes/two_fifty_six_by_two_fifty_six.txt";
+        let big = "scenarios/lab3-beyond-the-interface/two_fifty_six_by_two_fifty_six.txt";
         let out = Command::new("/usr/bin/time")
             .args(["-f", "%M"])
             .arg(env!("CARGO_BIN_EXE_chessgrade"))

@@ -81,7 +81,13 @@ fn serve_passes_every_bundled_scenario_of_every_rule_set() {
     assert_eq!(scenarios(&report).len(), bundled_count());
     assert_eq!(
         rule_sets(&report).into_iter().collect::<Vec<_>>(),
-        ["cuhk", "jhu", "lab3", "standard"]
+        [
+            "cuhk",
+            "jhu",
+            "lab3",
+            "lab3-beyond-the-interface",
+            "standard"
+        ]
     );
     assert_eq!(code, Some(0));
 }
@@ -183,7 +189,7 @@ fn a_256_by_256_scan_streams_in_bounded_memory_and_times_out() {
     let (code, report) = grade_with(
         cmd,
         &[
-            "scenarios/lab3/board-sizes/two_fifty_six_by_two_fifty_six.txt",
+            "scenarios/lab3-beyond-the-interface/two_fifty_six_by_two_fifty_six.txt",
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
         ],
         &["--timeout", "2", "--memory-mb", "256", "--jobs", "1"],

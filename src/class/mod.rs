@@ -5,26 +5,22 @@
 //! files scores 0 with its reason and never stops the class. Only a problem
 //! on the staff side (the compiler cannot start) is reported as such.
 //!
-//! A class is of one kind of upload ([`Uploads`]): Lab 3 classes compiled
-//! with the adapter, or console programs built and graded by one shared
-//! [`ConsoleGrader`] (set up once: scenarios checked, shim compiled; its
-//! course's dialect chosen by the scenarios). The caller picks the kind
-//! from the scenarios, not from the uploads, so that one student's odd
-//! upload cannot change how the others are graded: an upload of the other
-//! kind is that student's "not a recognised submission".
+//! A class is of one kind of upload: the class's one [`Plan`] (the
+//! grading layer's upload rule: the scenarios pick the kind, never an
+//! upload), so that one student's odd upload cannot change how the others
+//! are graded: an upload of the other kind is that student's "not a
+//! recognised submission".
 //!
 //! This module computes; the per-submission [`Report`]s and the class
 //! table are rendered by `report`.
 
-use crate::console::ConsoleGrader;
+use crate::grading::Plan;
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
-use crate::subject::{Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One student's folder.
@@ -36,9 +32,13 @@ pub struct Member {
 }
 
 /// The sub-folders of a class folder, sorted by name (hidden ones skipped).
-pub fn members(class_dir: &Path) -> Result<Vec<Member>, String> {
-    let entries = std::fs::read_dir(class_dir)
-        .map_err(|e| format!("{}: cannot read the class folder: {e}", class_dir.display()))?;
+pub fn members(class_dir: &Path) -> Result<Vec<Member>, crate::grading::StaffError> {
+    let entries = std::fs::read_dir(class_dir).map_err(|e| {
+        crate::grading::StaffError::Class(format!(
+            "{}: cannot read the class folder: {e}",
+            class_dir.display()
+        ))
+    })?;
     let mut out: Vec<Member> = entries
         .filter_map(Result::ok)
         .filter(|e| e.path().is_dir())
@@ -52,10 +52,10 @@ pub fn members(class_dir: &Path) -> Result<Vec<Member>, String> {
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     if out.is_empty() {
-        return Err(format!(
+        return Err(crate::grading::StaffError::Class(format!(
             "{}: no submission folders in the class folder",
             class_dir.display()
-        ));
+        )));
     }
     Ok(out)
 }
@@ -95,22 +95,12 @@ pub fn looks_like_class(dir: &Path) -> bool {
     with_sources >= 2
 }
 
-/// What the members' uploads are, and how each is built.
-#[derive(Clone, Debug)]
-pub enum Uploads {
-    /// Lab 3 classes, compiled with the adapter (compiler, flags, build timeout).
-    Lab3(CppOptions),
-    /// Console programs of the grader's course, built and run by it (its
-    /// own limits apply to each scenario).
-    Console(Arc<ConsoleGrader>),
-}
-
 /// How to grade each member.
 #[derive(Clone, Debug)]
 pub struct ClassOptions {
-    pub uploads: Uploads,
-    /// Each scenario's limits (Lab 3 uploads).
-    pub limits: Limits,
+    /// The class's one plan: which kind of upload, how it is built and run
+    /// (chosen by the scenarios, never by one member's upload).
+    pub plan: Plan,
     /// The whole class's job budget (builds and scenario runs).
     pub jobs: usize,
     pub mode: SnapshotMode,
@@ -180,7 +170,8 @@ pub fn grade_class(
         .collect()
 }
 
-/// Builds and grades one member; whatever goes wrong is its result.
+/// Builds and grades one member; whatever goes wrong is its result,
+/// except a build that could not even start (the staff's, kept apart).
 pub fn grade_one(
     m: &Member,
     found: &[Found],
@@ -189,32 +180,19 @@ pub fn grade_one(
     jobs: usize,
 ) -> Graded {
     let started = Instant::now();
-    let fail_all = |kind: FailureKind| -> Vec<ScenarioResult> {
-        found
-            .iter()
-            .map(|f| runner::not_run(f, kind.clone()))
-            .collect()
-    };
-    let built = match &opts.uploads {
-        Uploads::Lab3(cpp) => grade_lab3(m, found, store, opts, cpp, jobs),
-        Uploads::Console(grader) => grade_console(m, found, grader, jobs),
-    };
-    let (notes, results, staff_error) = match built {
-        Ok((notes, results)) => (notes, results, None),
-        Err(BuildError::Compile(msg)) => {
-            (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
+    let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
+        Ok(prepared) => {
+            let results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
+            (prepared.notes.clone(), results, None)
         }
-        // Missing or unrecognisable files are the student's problem.
-        Err(e @ BuildError::NotRecognised(_)) => (
-            vec![e.to_string()],
-            fail_all(FailureKind::NotRecognised(e.to_string())),
-            None,
-        ),
-        Err(e @ BuildError::Io(_)) => (
-            Vec::new(),
-            fail_all(FailureKind::CompileError(e.to_string())),
-            Some(e.to_string()),
-        ),
+        Err(e) => {
+            let kind = FailureKind::CompileError(e.to_string());
+            let results = found
+                .iter()
+                .map(|f| runner::not_run(f, kind.clone()))
+                .collect();
+            (Vec::new(), results, Some(e.to_string()))
+        }
     };
     Graded {
         member: m.clone(),
@@ -223,48 +201,6 @@ pub fn grade_one(
         staff_error,
         elapsed: started.elapsed(),
     }
-}
-
-/// Builds a Lab 3 member with the adapter and runs every scenario on it:
-/// (build notes, results).
-fn grade_lab3(
-    m: &Member,
-    found: &[Found],
-    store: &SnapshotStore,
-    opts: &ClassOptions,
-    cpp: &CppOptions,
-    jobs: usize,
-) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
-    let build = submission::build_cpp(&m.dir, cpp)?;
-    let limits = opts.limits.clone();
-    let command = build.command.clone();
-    let make = move || -> Box<dyn Subject> {
-        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
-    };
-    let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
-    Ok((build.notes.clone(), results))
-}
-
-/// Builds a console member (after the overlay) and grades every scenario
-/// on it. An upload that is not a console program (a Lab 3 upload, or no
-/// sources at all) is not recognised: the scenarios want the course's
-/// program.
-fn grade_console(
-    m: &Member,
-    found: &[Found],
-    grader: &ConsoleGrader,
-    jobs: usize,
-) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
-    let build = grader.build(&m.dir)?;
-    let results = runner::run_pool(
-        found,
-        jobs,
-        &|| (),
-        |_, f| grader.grade(f, &build.program),
-        false,
-        |_| {},
-    );
-    Ok((Vec::new(), results))
 }
 
 #[cfg(test)]
@@ -288,6 +224,7 @@ mod tests {
         assert!(
             members(empty.path())
                 .unwrap_err()
+                .to_string()
                 .contains("no submission folders")
         );
     }

@@ -236,21 +236,6 @@ impl LimitArgs {
         }
     }
 
-    /// The isolation submissions get, as a report line
-    /// (`isolation: landlock abi 7, no network, uid 65534`); with
-    /// `--require-isolation`, what is missing as the error when not all of
-    /// it holds.
-    pub fn isolation(&self) -> Result<String, String> {
-        let iso = chessgrade::sandbox::isolation();
-        if self.require_isolation && !iso.complete() {
-            return Err(format!(
-                "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
-                iso.missing().join("; ")
-            ));
-        }
-        Ok(format!("isolation: {iso}"))
-    }
-
     /// How long a build may take.
     pub fn compile_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(self.compile_timeout)

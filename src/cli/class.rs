@@ -10,17 +10,16 @@
 //! (`--output`, human / json / html).
 
 use super::args::{ConsoleArgs, Format, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
-use super::batch::{self, Discovered};
+use super::batch;
 use super::emit::{emit, write_out};
-use chessgrade::class::{self, ClassOptions, Graded, Uploads};
-use chessgrade::console::{self as console_grading, ConsoleGrader};
+use chessgrade::class::{self, ClassOptions, Graded};
+use chessgrade::grading::{self, Discovered, Plan, StaffError};
 use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Report, html};
 use chessgrade::runner::{SnapshotMode, Summary};
-use chessgrade::snapshot::SnapshotStore;
 use colored::Colorize;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 pub fn grade_class(
@@ -30,83 +29,51 @@ pub fn grade_class(
     console: &ConsoleArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
-) -> u8 {
+) -> Result<u8, StaffError> {
     if matches!(
         output.format,
         Format::Junit | Format::Gradescope | Format::Github
     ) && output.output.is_some()
     {
-        eprintln!(
-            "error: a class report is human, json or html; write {} reports per submission with --output-dir",
+        return Err(StaffError::Usage(format!(
+            "a class report is human, json or html; write {} reports per submission with --output-dir",
             match output.format {
                 Format::Junit => "junit",
                 Format::Gradescope => "gradescope",
                 _ => "github",
             }
-        );
-        return 2;
+        )));
     }
-    let isolation = match limit_args.isolation() {
-        Ok(line) => line,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let members = match class::members(dir) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let isolation = grading::isolation_note(limit_args.require_isolation)?;
+    let members = class::members(dir)?;
     let started = Instant::now();
-    args.input.apply();
+    let spec = batch::spec(args, SnapshotMode::Check);
     let Discovered {
         found,
         errors,
-        skipped,
+        notes: skipped,
         identity,
-    } = batch::discover(args);
+    } = spec.discover().map_err(|e| match e {
+        StaffError::NoScenario { notes, .. } => StaffError::NoScenario {
+            message: "no scenario selected for the class (pass --allow-empty to accept that)"
+                .into(),
+            notes,
+        },
+        e => e,
+    })?;
     for note in &skipped {
         eprintln!("note: {}", terminal(note));
     }
     for diag in &errors {
         eprintln!("error: {}", terminal(&diag.to_string()));
     }
-    if found.is_empty() && errors.is_empty() && !args.allow_empty {
-        eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
-        return 2;
-    }
-    let store = SnapshotStore::new(&args.snapshot.snapshots);
-    let uploads = if console.forces_console() || console_grading::wants_console(&found) {
-        let options = match console.options(&subject.compiler, limit_args) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        };
-        match ConsoleGrader::new(&found, &store, options) {
-            Ok(grader) => Uploads::Console(Arc::new(grader)),
-            Err(e) => {
-                for line in e.messages() {
-                    eprintln!("error: {line}");
-                }
-                return 2;
-            }
-        }
-    } else {
-        Uploads::Lab3(subject.cpp_options(limit_args.compile_timeout()))
-    };
-    let kind = match &uploads {
-        Uploads::Lab3(_) => "Lab 3".to_string(),
-        Uploads::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
-    };
+    let store = spec.store();
+    let options = super::grade::upload_options(subject, console, limit_args)?;
+    let plan = Plan::for_uploads(&found, &store, &options)?;
+    let kind = plan.kind_name();
     let opts = ClassOptions {
-        uploads,
-        limits: limit_args.limits(),
-        jobs: batch::jobs(args),
+        plan,
+        jobs: spec.jobs,
         mode: SnapshotMode::Check,
     };
     println!(
@@ -165,16 +132,20 @@ pub fn grade_class(
         eprintln!("error: {e}");
     }
     if let Some(out_dir) = &output.output_dir {
-        if let Err(e) = std::fs::create_dir_all(out_dir) {
-            eprintln!("error: {}: {e}", out_dir.display());
-            return 2;
+        if let Err(error) = std::fs::create_dir_all(out_dir) {
+            return Err(StaffError::Output {
+                target: out_dir.display().to_string(),
+                error,
+            });
         }
         for (g, r) in graded.iter().zip(&class_report.submissions) {
             let path = out_dir.join(format!("{}.{}", g.member.name, extension(output.format)));
             let summary = Summary::of(&g.results);
-            if let Err(e) = emit(r, output.format, Some(&path), &g.results, &summary) {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return 2;
+            if let Err(error) = emit(r, output.format, Some(&path), &g.results, &summary) {
+                return Err(StaffError::Output {
+                    target: path.display().to_string(),
+                    error,
+                });
             }
         }
         println!("wrote {} reports to {}", graded.len(), out_dir.display());
@@ -193,23 +164,15 @@ pub fn grade_class(
             ),
             _ => class_report.table(),
         };
-        if let Err(e) = write_out(Some(path), bytes.as_bytes()) {
-            eprintln!("error: cannot write the report: {e}");
-            return 2;
+        if let Err(error) = write_out(Some(path), bytes.as_bytes()) {
+            return Err(StaffError::Output {
+                target: path.display().to_string(),
+                error,
+            });
         }
     }
     println!("graded in {:.1}s", started.elapsed().as_secs_f64());
-    if !staff.is_empty() || !errors.is_empty() {
-        2
-    } else if class_report
-        .submissions
-        .iter()
-        .any(|r| r.totals().failed + r.totals().errors > 0)
-    {
-        1
-    } else {
-        0
-    }
+    Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
 }
 
 fn extension(format: Format) -> &'static str {

@@ -101,13 +101,14 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
                 }
             }
             (None, Some(engine)) => {
-                let cmd = match super::grade::engine_command(engine, a.subject.command.clone()) {
-                    Ok(cmd) => cmd,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                };
+                let cmd =
+                    match chessgrade::grading::engine_command(engine, a.subject.command.clone()) {
+                        Ok(cmd) => cmd,
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return 2;
+                        }
+                    };
                 let name = format!("engine {}", cmd.program.display());
                 (Box::new(ProcessSubject::new(cmd, limits)), name, None)
             }
@@ -158,7 +159,7 @@ fn explain_console_cmd(a: &ExplainArgs, scenario: &Scenario, source: &str, found
         );
         return 2;
     }
-    if let Err(e) = a.limits.isolation() {
+    if let Err(e) = chessgrade::grading::isolation_note(a.limits.require_isolation) {
         eprintln!("error: {e}");
         return 2;
     }

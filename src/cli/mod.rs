@@ -252,13 +252,30 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
     },
 }
 
-/// Parses the command line, runs the command, and returns its exit code.
+/// Parses the command line, runs the command, and returns its exit code:
+/// the command's own, or 2 with the staff error's message (its notes
+/// first, as `note:` lines).
 pub fn main() -> u8 {
+    match dispatch() {
+        Ok(code) => code,
+        Err(e) => {
+            for note in e.notes() {
+                eprintln!("note: {note}");
+            }
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            2
+        }
+    }
+}
+
+fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
     let cli = Cli::parse();
     setup_color(cli.color);
-    match cli.command {
+    Ok(match cli.command {
         Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
-            batch::list(&scenarios)
+            batch::list(&scenarios)?
         }
         Command::Run {
             scenarios,
@@ -266,7 +283,7 @@ pub fn main() -> u8 {
             accept,
             reference,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output),
+        } => run::run(&scenarios, update, accept, &reference, &output)?,
         Command::Trace {
             file,
             reference,
@@ -279,7 +296,7 @@ pub fn main() -> u8 {
             console,
             limits,
             output,
-        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output),
+        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output)?,
         Command::Grade {
             subject:
                 SubjectArgs {
@@ -288,12 +305,11 @@ pub fn main() -> u8 {
                 },
             ..
         } if chessgrade::class::looks_like_class(&dir) => {
-            eprintln!(
-                "error: {} holds several submission folders; grade them all with `--class {}`",
+            return Err(chessgrade::grading::StaffError::Usage(format!(
+                "{} holds several submission folders; grade them all with `--class {}`",
                 dir.display(),
                 dir.display()
-            );
-            2
+            )));
         }
         Command::Grade {
             scenarios,
@@ -302,7 +318,7 @@ pub fn main() -> u8 {
             limits,
             output,
             class: None,
-        } => grade::grade(&scenarios, &subject, &console, &limits, &output),
+        } => grade::grade(&scenarios, &subject, &console, &limits, &output)?,
         Command::Gen {
             rules,
             count,
@@ -363,7 +379,7 @@ pub fn main() -> u8 {
             all,
             ascii,
         }),
-    }
+    })
 }
 
 fn setup_color(choice: ColorChoice) {

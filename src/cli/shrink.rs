@@ -114,7 +114,7 @@ pub fn run(
             }
         }
         (None, Some(engine)) => {
-            let cmd = match super::grade::engine_command(engine, subject.command) {
+            let cmd = match chessgrade::grading::engine_command(engine, subject.command) {
                 Ok(cmd) => cmd,
                 Err(e) => {
                     eprintln!("error: {e}");

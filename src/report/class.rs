@@ -18,6 +18,24 @@ pub struct ClassReport {
 }
 
 impl ClassReport {
+    /// The class run's exit code, the same rule as one batch's: 2 when
+    /// the staff's side went wrong (`staff_errors`: a build that could not
+    /// start, an unreadable scenario), else 1 when any submission failed a
+    /// scenario, else 0.
+    pub fn exit_code(&self, staff_errors: bool) -> u8 {
+        if staff_errors {
+            2
+        } else if self
+            .submissions
+            .iter()
+            .any(|r| r.totals().failed + r.totals().errors > 0)
+        {
+            1
+        } else {
+            0
+        }
+    }
+
     pub fn new(submissions: Vec<Report>) -> ClassReport {
         ClassReport {
             chessgrade_class_report: CLASS_REPORT_VERSION,
