@@ -70,6 +70,9 @@ pub fn grade_class(
     let store = spec.store();
     let options = super::grade::upload_options(subject, console, limit_args)?;
     let plan = Plan::for_uploads(&found, &store, &options)?;
+    if plan.judges_on_snapshots() {
+        spec.check_snapshots(&found)?;
+    }
     let kind = plan.kind_name();
     let opts = ClassOptions {
         plan,

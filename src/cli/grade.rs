@@ -44,21 +44,31 @@ pub fn grade(
     }
     let discovered = spec.discover()?;
     let store = spec.store();
-    let prepared = match (engine, &subject.submission, &console.program) {
+    let plan = match (engine, &subject.submission, &console.program) {
         (Some(command), _, _) => Plan::Engine {
             command,
             limits: limit_args.limits(),
-        }
-        .engine(),
-        (None, Some(dir), _) => {
-            let options = upload_options(subject, console, limit_args)?;
-            Plan::for_uploads(&discovered.found, &store, &options)?.build(dir)?
-        }
-        (None, None, Some(program)) => {
-            let options = upload_options(subject, console, limit_args)?;
-            Plan::for_program(&discovered.found, &store, &options)?.program(program)?
-        }
+        },
+        (None, Some(_), _) => Plan::for_uploads(
+            &discovered.found,
+            &store,
+            &upload_options(subject, console, limit_args)?,
+        )?,
+        (None, None, Some(_)) => Plan::for_program(
+            &discovered.found,
+            &store,
+            &upload_options(subject, console, limit_args)?,
+        )?,
         (None, None, None) => return Err(StaffError::NoSubject),
+    };
+    if plan.judges_on_snapshots() {
+        spec.check_snapshots(&discovered.found)?;
+    }
+    let prepared = match (&subject.submission, &console.program, &plan) {
+        (_, _, Plan::Engine { .. }) => plan.engine(),
+        (Some(dir), _, _) => plan.build(dir)?,
+        (None, Some(program), _) => plan.program(program)?,
+        (None, None, _) => return Err(StaffError::NoSubject),
     };
     batch::run_and_report(
         &spec,

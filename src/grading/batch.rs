@@ -94,6 +94,37 @@ impl BatchSpec {
         Ok(discovered)
     }
 
+    /// For grading, where the expected answers are the staff's to give:
+    /// every selected scenario must have its snapshot, or nothing is built
+    /// or run (one exit-2 message naming the folder searched and the flags
+    /// that point elsewhere). `run` does not ask: there a missing snapshot
+    /// is a new scenario to review.
+    pub fn check_snapshots(&self, found: &[Found]) -> Result<(), StaffError> {
+        let store = self.store();
+        let missing: Vec<&Found> = found.iter().filter(|f| !store.has(&f.rel)).collect();
+        let Some(first) = missing.first() else {
+            return Ok(());
+        };
+        let dir = store.dir().display();
+        let folder = if store.dir().is_dir() {
+            format!("in {dir}")
+        } else {
+            format!("in {dir} (there is no such folder here)")
+        };
+        Err(StaffError::NoSnapshots(format!(
+            "no expected answers for {} of the {} selected scenarios {folder}: looked for {} (or {}) for {}; grading compares with them: name their folder with --snapshots DIR, and with --root DIR the folder their names are relative to (now {})",
+            missing.len(),
+            found.len(),
+            store.path_for(&first.rel).display(),
+            store
+                .dir()
+                .join(first.rel.with_extension("expected"))
+                .display(),
+            first.path.display(),
+            self.root.display(),
+        )))
+    }
+
     fn nothing_selected(&self, notes: Vec<String>) -> StaffError {
         let paths: Vec<String> = self.paths.iter().map(|p| p.display().to_string()).collect();
         let (what, fix) = match self.partition {
@@ -277,6 +308,33 @@ mod tests {
         let mut allowed = spec(dir.path());
         allowed.allow_empty = true;
         assert!(allowed.discover().unwrap().found.is_empty());
+    }
+
+    #[test]
+    fn grading_without_the_expected_answers_is_the_staffs_error_naming_where_it_looked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("king.txt"),
+            "1\n3 3\nw k 1 1\n~\nisValidScan\n",
+        )
+        .unwrap();
+        let spec = spec(dir.path());
+        let d = spec.discover().unwrap();
+        let text = spec.check_snapshots(&d.found).unwrap_err().to_string();
+        let snaps = dir.path().join("snapshots");
+        assert!(
+            text.starts_with(&format!(
+                "no expected answers for 1 of the 1 selected scenarios in {} (there is no such folder here): looked for {}",
+                snaps.display(),
+                snaps.join("scenario@king.txt.snap").display()
+            )),
+            "{text}"
+        );
+        assert!(text.contains("--snapshots DIR"), "{text}");
+        // A corpus-style `.expected` trace counts as the expected answers.
+        std::fs::create_dir(&snaps).unwrap();
+        std::fs::write(snaps.join("king.expected"), "DIMS 3 3\n").unwrap();
+        assert!(spec.check_snapshots(&d.found).is_ok());
     }
 
     /// Counts what a batch tells its reporter.

@@ -33,6 +33,8 @@ pub enum StaffError {
     /// Scenarios the chosen kind of subject cannot run, one line each and a
     /// last line saying what it means.
     NotGradable(Vec<String>),
+    /// Grading without the expected answers of the selection.
+    NoSnapshots(String),
     /// The scenarios belong to several courses whose programs differ.
     MixedCourses(String),
     /// A class folder that cannot be read or holds no submission.
@@ -70,6 +72,7 @@ impl fmt::Display for StaffError {
             | StaffError::Isolation(m)
             | StaffError::NoScenario { message: m, .. }
             | StaffError::MixedCourses(m)
+            | StaffError::NoSnapshots(m)
             | StaffError::Class(m) => f.write_str(m),
             StaffError::NoSubject => {
                 f.write_str("give --submission DIR, --engine CMD or --program PATH")

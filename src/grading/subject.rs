@@ -198,6 +198,15 @@ impl Plan {
         )?)))
     }
 
+    /// Whether this plan's verdicts are comparisons with the snapshots
+    /// (Lab 3 uploads, engines), so that grading without them is the
+    /// staff's error. A console program's expected transcript is the
+    /// reference engine's, checked against a reviewed snapshot only where
+    /// there is one.
+    pub fn judges_on_snapshots(&self) -> bool {
+        matches!(self, Plan::Lab3 { .. } | Plan::Engine { .. })
+    }
+
     /// What the class table calls the uploads (`Lab 3`, `JHU console`).
     pub fn kind_name(&self) -> String {
         match self {
@@ -257,14 +266,25 @@ impl Plan {
             // not 151 copies of the compiler's output.
             Err(BuildError::Compile(msg)) => {
                 notes.push(format!("compile error:\n{msg}"));
-                if let Plan::Lab3 { cpp, .. } = self {
-                    notes.push(compiled(started, cpp));
-                }
+                // Each scenario points to the message: a Lab 3 build (one
+                // g++ per file) names the student's first error line there
+                // too; a console build's output (make's commands, several
+                // files) is shown once only.
+                let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
+                let detail = match self {
+                    Plan::Lab3 { cpp, .. } => {
+                        notes.push(compiled(started, cpp));
+                        let first = msg
+                            .lines()
+                            .find(|l| l.contains("error"))
+                            .or_else(|| msg.lines().next())
+                            .unwrap_or("");
+                        format!("{first}\n{pointer}")
+                    }
+                    _ => pointer.to_string(),
+                };
                 (
-                    Run::Failed(FailureKind::CompileError(
-                        "(the compiler's whole message is shown once, in the notes above the scenarios)"
-                            .into(),
-                    )),
+                    Run::Failed(FailureKind::CompileError(detail)),
                     Keep::Nothing,
                 )
             }
