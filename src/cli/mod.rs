@@ -116,10 +116,12 @@ enum Command {
     },
     /// Walk one scenario step by step: the source line, what was answered
     /// against what was expected, and the boards before and after each
-    /// step with the missing (+) and extra (x) squares marked.
+    /// step with the missing (+) and extra (x) squares marked. A console
+    /// program (JHU, CUHK) is walked command by command: the input sent,
+    /// the lines expected and printed, saved files, the board after each.
     #[command(
         after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input.",
-        mut_arg("submission", |a| a.help("A Lab 3 C++ submission folder to explain (default: the reference engine)"))
+        mut_arg("submission", |a| a.help("A submission folder to explain: Lab 3 C++ classes, or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK) (default: the reference engine)"))
     )]
     Explain {
         /// The scenario file.
@@ -137,6 +139,8 @@ enum Command {
         ascii: bool,
         #[command(flatten)]
         snapshot: SnapshotArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -199,12 +203,14 @@ Exit codes: 0 written; 2 bad options or a write error."
     #[command(
         after_help = "The scenario is judged against its snapshot (--snapshots, --root, as for `grade` \
 and `explain`), or the reference engine when it has none; each smaller candidate has no snapshot \
-and is judged against the reference engine. \
+and is judged against the reference engine. A console program (a JHU or CUHK upload, or --program) \
+is built as `grade` builds it and each candidate graded as `grade` grades it; candidates its course's \
+program cannot play are skipped. \
 Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
 2 usage error, unreadable scenario, or a submission that cannot be built or run.",
         mut_arg("submission", |a| a
-            .help("A Lab 3 C++ submission folder, compiled once with the adapter")
-            .required_unless_present("engine"))
+            .help("A submission folder, built once: Lab 3 C++ classes (with the adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK)")
+            .required_unless_present_any(["engine", "program"]))
     )]
     Shrink {
         /// The failing scenario file.
@@ -215,6 +221,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         snapshot: SnapshotArgs,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
         /// Candidates to try at most (each is one run of the submission).
         #[arg(long, default_value_t = 2000)]
         max_runs: usize,
@@ -326,6 +334,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             subject,
             snapshot,
             limits,
+            console,
             max_runs,
             output,
         } => shrink::run(
@@ -333,6 +342,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             subject,
             &snapshot,
             &limits,
+            &console,
             max_runs,
             output.as_deref(),
         ),
@@ -357,11 +367,13 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             all,
             ascii,
             snapshot,
+            console,
             limits,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
             subject,
             snapshot,
+            console,
             limits,
             line,
             all,

@@ -6,7 +6,7 @@
 //! is plain, without waiting for the time limit.
 
 use super::{ConsoleProgram, Plan, split_at_prompts, strip_ansi};
-use crate::sandbox::{self, Ending, Streams};
+use crate::sandbox::{self, Ending, EngineCommand, Streams};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -40,8 +40,14 @@ pub struct Outcome {
     pub files: HashMap<String, Option<Vec<u8>>>,
 }
 
-/// Runs `program` through `plan`; `Err` when it cannot even start (a staff-side problem).
-pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
+/// Runs `command` (one of `program`'s builds, under its limits and
+/// environment) through `plan`; `Err` when it cannot even start (a
+/// staff-side problem).
+pub fn run(
+    plan: &Plan,
+    command: &EngineCommand,
+    program: &ConsoleProgram,
+) -> std::io::Result<Outcome> {
     let dir = tempfile::Builder::new()
         .prefix("chessgrade-console-")
         .tempdir()?;
@@ -51,7 +57,7 @@ pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
     // The program may rewrite the scenario's files (a save over the board
     // it loaded): they are its own.
     sandbox::hand_over(dir.path())?;
-    let mut command = program.command.clone();
+    let mut command = command.clone();
     command.args.extend(plan.args.iter().map(Into::into));
     let env: Vec<(&str, std::ffi::OsString)> = program
         .env

@@ -247,7 +247,8 @@ impl Plan {
                         grader: grader.clone(),
                         program: built.program.clone(),
                     },
-                    Vec::new(),
+                    // What it was built with besides (the graders' Mystery.h).
+                    built.notes.clone(),
                     Keep::Console(built),
                 )
             }),

@@ -384,7 +384,14 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
                 FailureKind::Transcript(t) => t.problem.to_string(),
             };
-            let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
+            let at = match (f.line, &f.kind) {
+                (Some(l), _) => format!(" at line {l}"),
+                (None, FailureKind::Transcript(t)) => t
+                    .place
+                    .as_ref()
+                    .map_or(String::new(), |p| format!(" at {p}")),
+                (None, _) => String::new(),
+            };
             let step = f
                 .step_source
                 .as_deref()

@@ -1,7 +1,8 @@
 //! Console program uploads (JHU CS220's `./chess`, CUHK CSCI1120's game):
 //! the upload is copied into a temporary directory, the staff's overlay
-//! (files a student must not change, e.g. JHU's `Piece.h` or the graders'
-//! `Mystery.h`) is copied over it, and it is built the way the course
+//! (files a student must not change, e.g. JHU's `Piece.h`) is copied over
+//! it, then the files the grader writes for the scenarios (the graders'
+//! `Mystery.h` for a `@mystery` shape), and it is built the way the course
 //! builds it: its `Makefile` (`make`), else `CMakeLists.txt` (`cmake`),
 //! else every `.cpp` with `g++` and the course's flags; `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
@@ -27,6 +28,9 @@ pub struct ConsoleBuild<'a> {
     pub command: Option<&'a str>,
     /// Staff files copied over the upload before building.
     pub overlay: Option<&'a Path>,
+    /// Files written over the upload after the overlay (name in the
+    /// upload's root, text): the graders' `Mystery.h` for a scenario.
+    pub files: &'a [(String, String)],
     pub timeout: Duration,
 }
 
@@ -106,6 +110,13 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             )));
         }
         copy_tree(overlay, &root)?;
+    }
+    for (name, text) in how.files {
+        let path = root.join(name);
+        // An uploaded file of that name may be read-only, a link, or a folder.
+        let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+        std::fs::write(&path, text)
+            .map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
     }
     sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let binary = root.join(how.binary);

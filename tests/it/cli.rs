@@ -350,11 +350,10 @@ fn grade_explain_and_shrink_share_the_subject_flags() {
     // What --submission may hold is each command's own help.
     let help = |cmd: &str| stdout(&chessgrade(root, &[cmd, "--help"]));
     assert!(help("grade").contains("or a console program (Makefile, CMakeLists.txt"));
-    assert!(
-        help("explain")
-            .contains("A Lab 3 C++ submission folder to explain (default: the reference engine)")
-    );
-    assert!(
-        help("shrink").contains("A Lab 3 C++ submission folder, compiled once with the adapter")
-    );
+    assert!(help("explain").contains(
+        "A submission folder to explain: Lab 3 C++ classes, or a console program (Makefile, CMakeLists.txt"
+    ));
+    assert!(help("shrink").contains(
+        "A submission folder, built once: Lab 3 C++ classes (with the adapter), or a console program"
+    ));
 }
