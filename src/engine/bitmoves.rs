@@ -95,7 +95,9 @@ impl Count {
 /// more than the capacity checks it saves.)
 #[inline(always)]
 fn extend_each<S: SquareSet>(out: &mut Vec<Move>, targets: S, move_to: impl Fn(usize) -> Move) {
-    out.extend(targets.members().map(move_to));
+    for to in targets.members() {
+        out.push(move_to(to));
+    }
 }
 
 impl<S: SquareSet> Sink<S> for Collect<'_> {

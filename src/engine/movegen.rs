@@ -153,7 +153,7 @@ pub(super) struct Context<'a> {
     pub en_passant: Option<Square>,
     pub castling: &'a CastlingRights,
     /// Lab 3's "has not moved since the setup", per square (row-major).
-    pub untouched: &'a Untouched,
+    pub untouched: Untouched<'a>,
 }
 
 /// Which moves [`legal_moves`] looks at.

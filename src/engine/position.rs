@@ -12,7 +12,7 @@ use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
-use super::untouched::{Untouched, UntouchedUndo};
+use super::untouched::{CellsUndo, Untouched, UntouchedBits, UntouchedCells};
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
 /// The two castling directions: towards the last file (h on 8x8) or towards
@@ -152,7 +152,9 @@ impl CastlingRights {
 pub struct Position {
     rules: RuleSet,
     board: Board,
-    untouched: Untouched,
+    /// The untouched flags of a board of over 128 squares (smaller boards
+    /// keep theirs in `state`).
+    untouched_cells: UntouchedCells,
     state: State,
 }
 
@@ -173,6 +175,21 @@ struct State {
     halfmove_clock: u32,
     fullmove_number: u32,
     turn: Color,
+    /// The untouched flags of a board of at most 128 squares: a move
+    /// clears its squares' bits, and undo's copy of the state puts them
+    /// back.
+    untouched: UntouchedBits,
+}
+
+/// The bit of the square of `color`'s rook of column `col` on its home
+/// row, on a board of at most 64 squares; 0 for a column off the board
+/// (a right no move can touch).
+#[inline(always)]
+fn rook_bit(color: Color, col: u16, dims: Dims) -> u64 {
+    match col < dims.cols() {
+        true => 1 << dims.index(dims.at(home_row(color, dims), col)),
+        false => 0,
+    }
 }
 
 impl State {
@@ -180,9 +197,9 @@ impl State {
     fn set_castling(&mut self, rights: CastlingRights, dims: Dims) {
         self.castling = rights;
         self.rook_squares = match dims.len() <= 64 {
-            true => rights.iter().fold(0, |bits, (color, _, col)| {
-                bits | 1 << dims.index(dims.at(home_row(color, dims), col))
-            }),
+            true => rights
+                .iter()
+                .fold(0, |bits, (color, _, col)| bits | rook_bit(color, col, dims)),
             false => 0,
         };
     }
@@ -219,9 +236,10 @@ impl EnPassant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct UndoRecord {
-    /// What puts back the untouched flags of from, to, rook_from, rook_to.
-    untouched: UntouchedUndo,
     state: State,
+    /// What puts back the untouched flags of from, to, rook_from, rook_to
+    /// on a board of over 128 squares (smaller ones: `state`).
+    untouched_cells: CellsUndo,
     mv: Move,
     /// What stood on the move's square of departure: undo puts it back
     /// without reading the board it has just written.
@@ -326,7 +344,7 @@ impl Position {
         Position {
             rules,
             board: Board::with_mystery(dims, rules.mystery),
-            untouched: Untouched::new(dims.len()),
+            untouched_cells: UntouchedCells::new(dims.len()),
             state: State {
                 castling: CastlingRights::NONE,
                 rook_squares: 0,
@@ -334,6 +352,7 @@ impl Position {
                 halfmove_clock: 0,
                 fullmove_number: 1,
                 turn: Color::White,
+                untouched: UntouchedBits::new(dims.len()),
             },
         }
     }
@@ -431,7 +450,14 @@ impl Position {
 
     /// Has the piece on `sq` stood there since the setup?
     pub fn untouched(&self, sq: Square) -> bool {
-        self.untouched.get(self.dims().index(sq))
+        self.untouched_view().get(self.dims().index(sq))
+    }
+
+    fn untouched_view(&self) -> Untouched<'_> {
+        Untouched {
+            bits: self.state.untouched,
+            cells: &self.untouched_cells,
+        }
     }
 
     pub(super) fn context(&self) -> Context<'_> {
@@ -439,7 +465,7 @@ impl Position {
             rules: &self.rules,
             en_passant: self.state.en_passant.get(),
             castling: &self.state.castling,
-            untouched: &self.untouched,
+            untouched: self.untouched_view(),
         }
     }
 
@@ -449,14 +475,17 @@ impl Position {
         let Position {
             rules,
             board,
-            untouched,
+            untouched_cells,
             state,
         } = self;
         let ctx = Context {
             rules,
             en_passant: state.en_passant.get(),
             castling: &state.castling,
-            untouched,
+            untouched: Untouched {
+                bits: state.untouched,
+                cells: untouched_cells,
+            },
         };
         movegen::legal_moves(board, ctx, &[state.turn], Scope::All, out);
     }
@@ -592,18 +621,19 @@ impl Position {
     ) -> UndoRecord {
         let bits = 1u64 << from | 1u64 << to;
         let record = UndoRecord {
-            untouched: self.untouched.clear_low(from, to, bits),
             state: self.state,
+            untouched_cells: CellsUndo::default(),
             mv,
             mover: Some(mover),
             captured,
             small: (from | to << 8) as u32,
         };
         let state = &mut self.state;
+        state.untouched.clear_low(bits);
         if state.rook_squares & bits != 0
             || (mover.role == Role::King && !state.castling.is_empty())
         {
-            self.drop_rights(mv, Some(mover));
+            self.drop_rights_small(bits, mover);
         }
         let state = &mut self.state;
         state.en_passant = match mv.kind {
@@ -624,6 +654,41 @@ impl Position {
         record
     }
 
+    /// Clears the untouched flags of `squares`, the bits of the state's or
+    /// (boards of over 128 squares) the cells, which the result restores.
+    fn clear_untouched<const N: usize>(&mut self, squares: [usize; N]) -> CellsUndo {
+        match self.untouched_cells.in_use() {
+            true => self.untouched_cells.clear(squares),
+            false => {
+                self.state.untouched.clear(squares);
+                CellsUndo::default()
+            }
+        }
+    }
+
+    /// [`Position::drop_rights`] on the fast path, from the bits of the
+    /// move's two squares: a right is lost with its king's move or a move
+    /// from or onto its rook's square (what [`CastlingRights::after`] does
+    /// square by square).
+    #[inline(never)]
+    fn drop_rights_small(&mut self, bits: u64, mover: Piece) {
+        let dims = self.dims();
+        let state = &mut self.state;
+        for color in [Color::Black, Color::White] {
+            let king_moved = mover.role == Role::King && mover.color == color;
+            for slot in &mut state.castling.rooks[color as usize] {
+                if *slot == CastlingRights::NO_ROOK {
+                    continue;
+                }
+                let rook = rook_bit(color, *slot, dims);
+                if king_moved || rook & bits != 0 {
+                    *slot = CastlingRights::NO_ROOK;
+                    state.rook_squares &= !rook;
+                }
+            }
+        }
+    }
+
     /// Drops the castling rights `mv` loses (see [`CastlingRights::after`])
     /// and updates the rook squares that go with them.
     #[inline(never)]
@@ -640,20 +705,21 @@ impl Position {
     fn play_general(&mut self, mv: Move, from: usize, to: usize) -> UndoRecord {
         let dims = self.dims();
         let mover = self.board.at(from);
-        let (captured, untouched) = match mv.kind {
+        let old_state = self.state;
+        let (captured, untouched_cells) = match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => (
                 self.board.carry_at(from, to),
-                self.untouched.clear([from, to]),
+                self.clear_untouched([from, to]),
             ),
             _ => {
                 let touched = Touched::of(mv, dims);
-                let untouched = self.untouched.clear(touched.indices);
+                let untouched = self.clear_untouched(touched.indices);
                 (self.board.make_at(mv, from, to), untouched)
             }
         };
         let record = UndoRecord {
-            untouched,
-            state: self.state,
+            untouched_cells,
+            state: old_state,
             mv,
             mover,
             captured,
@@ -697,7 +763,6 @@ impl Position {
             Some(mover) if record.small != NOT_SMALL => {
                 let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
                 self.board.uncarry_small(from, to, mover, record.captured);
-                self.untouched.restore_low(from, to, record.untouched);
             }
             _ => self.undo_general(&record),
         }
@@ -718,12 +783,18 @@ impl Position {
                     // Nothing was carried (not a legal move): the general way.
                     None => self.board.unmake_at(mv, record.captured, from, to),
                 }
-                self.untouched.restore([from, to], record.untouched);
+                if self.untouched_cells.in_use() {
+                    self.untouched_cells
+                        .restore([from, to], record.untouched_cells);
+                }
             }
             _ => {
                 let touched = Touched::of(mv, dims);
                 self.board.unmake_at(mv, record.captured, from, to);
-                self.untouched.restore(touched.indices, record.untouched);
+                if self.untouched_cells.in_use() {
+                    self.untouched_cells
+                        .restore(touched.indices, record.untouched_cells);
+                }
             }
         }
     }
