@@ -200,7 +200,7 @@ pub(super) fn fast_legal_moves(
         return false;
     }
     let start = out.len();
-    if !bitmoves::generate(board, ctx, colors, &mut bitmoves::Collect(out)) {
+    if !bitmoves::generate(board, &ctx, colors, &mut bitmoves::Collect(out)) {
         return false;
     }
     if scope == Scope::AllSorted {
@@ -213,7 +213,7 @@ pub(super) fn fast_legal_moves(
 /// the set-based generator applies.
 pub(super) fn count_legal_moves(board: &Board, ctx: Context, color: Color) -> Option<u64> {
     let mut count = bitmoves::Count::default();
-    bitmoves::generate(board, ctx, &[color], &mut count).then(|| count.total())
+    bitmoves::generate(board, &ctx, &[color], &mut count).then(|| count.total())
 }
 
 /// [`legal_moves`] by the mailbox: every piece's moves by shape, then the

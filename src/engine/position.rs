@@ -894,6 +894,21 @@ impl Position {
             return moves.len() as u64;
         }
         let mut nodes = 0;
+        if depth == 2 {
+            // The last ply's counts without a call a child: what perft
+            // spends most of its time on.
+            for &mv in moves.iter() {
+                let record = self.play(mv);
+                let count =
+                    movegen::count_legal_moves(&self.board, self.context(), self.state.turn);
+                nodes += match count {
+                    Some(n) => n,
+                    None => self.perft_inner(1, deeper),
+                };
+                self.undo(record);
+            }
+            return nodes;
+        }
         for &mv in moves.iter() {
             let record = self.play(mv);
             nodes += self.perft_inner(depth - 1, deeper);
