@@ -7,7 +7,8 @@
 //!   moves counted, not played: `shakmaty::perft` and `Position::perft`)
 //!   and without (every leaf played, through each library's public API:
 //!   `legal_moves_into` / `play` / `undo` here, `legal_moves` / clone /
-//!   `play_unchecked` there). Target: at least 0.70x with bulk counting.
+//!   `play_unchecked` there). Targets (issue 20): every leaf played at
+//!   least as fast as shakmaty (1.0x), bulk counting at least 1.2x.
 //! - Other sizes: Fairy-Stockfish, the engine that plays chess on any board
 //!   up to 12x10, when it is installed: its native UCI binary
 //!   (`fairy-stockfish`, e.g. Debian's package; `go perft`, bulk counting),
