@@ -562,7 +562,9 @@ fn duplicate_and_foreign_slices_and_mixed_kinds_are_refused() {
 #[test]
 fn engine_variables_that_make_no_shard_are_one_staff_error() {
     let c = empty_class(&["amy", "bo"]);
-    let cases: [(&[(&str, &str)], &[&str], &str); 4] = [
+    // (engine variables, extra flags, the one message)
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+    let cases: [Case; 4] = [
         (
             &[("CI_NODE_INDEX", "5"), ("CI_NODE_TOTAL", "4")],
             &[],
