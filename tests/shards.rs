@@ -320,7 +320,7 @@ fn slurm_array_recipe_merges_into_the_one_machine_report() {
     );
     assert_eq!(
         shard_of(c.path(), "slice-3.json").2,
-        "Slurm array (SLURM_ARRAY_TASK_ID=3, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=4, SLURM_ARRAY_TASK_COUNT=4)"
+        "Slurm array: SLURM_ARRAY_TASK_ID=3, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=4, SLURM_ARRAY_TASK_COUNT=4"
     );
     // The four members, one per shard; every student's Gradescope file.
     let per_shard: Vec<usize> = (1..=4)
@@ -357,7 +357,7 @@ fn kubernetes_indexed_job_recipe_merges_into_the_one_machine_report() {
         (
             1,
             4,
-            "Kubernetes Indexed Job (JOB_COMPLETION_INDEX=0)".into(),
+            "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=0".into(),
             1
         )
     );
@@ -387,7 +387,7 @@ fn gitlab_parallel_recipe_merges_into_the_one_machine_report() {
     );
     assert_eq!(
         shard_of(c.path(), "slice-4.json").2,
-        "GitLab parallel (CI_NODE_INDEX=4, CI_NODE_TOTAL=4)"
+        "GitLab parallel: CI_NODE_INDEX=4, CI_NODE_TOTAL=4"
     );
     // One JUnit file per student for GitLab's test report.
     let junit =
@@ -475,14 +475,15 @@ fn an_empty_shard_writes_its_slice_and_the_merge_needs_it() {
         "{}",
         text(&outs[2].stderr)
     );
-    let first = text(&outs[2].stdout)
+    let lines: Vec<String> = text(&outs[2].stdout)
         .lines()
-        .next()
-        .unwrap_or_default()
-        .to_string();
+        .take(2)
+        .map(String::from)
+        .collect();
+    assert_eq!(lines[1], "shard from --shard");
     assert_eq!(
-        first,
-        "grading shard 3/3 (--shard): 0 of 2 Lab 3 submissions in uploads on 9 scenarios"
+        lines[0],
+        "grading shard 3/3: 0 of 2 Lab 3 submissions in uploads on 9 scenarios"
     );
     assert_eq!(shard_of(d, "s3.json"), (3, 3, "--shard".into(), 0));
     let out = merge(d, &["s1.json", "s2.json", "s3.json"]);
@@ -612,7 +613,7 @@ fn engine_variables_that_make_no_shard_are_one_staff_error() {
         &vars(&[("CI_NODE_INDEX", "2".into()), ("CI_NODE_TOTAL", "2".into())]),
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("grading shard 1/1 (--shard): 2 of 2 Lab 3"));
+    assert!(text(&out.stdout).starts_with("grading shard 1/1: 2 of 2 Lab 3"));
     // A bad --shard is clap's usage error.
     let out = chessgrade(
         c.path(),

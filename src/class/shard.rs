@@ -109,12 +109,12 @@ pub struct Shard {
 
 impl Shard {
     /// Where K/N came from, for the slice and the terminal:
-    /// `Slurm array (SLURM_ARRAY_TASK_ID=3, ...)`, or `--shard`.
+    /// `Slurm array: SLURM_ARRAY_TASK_ID=3, ...`, or `--shard`.
     pub fn origin(&self) -> String {
         if self.variables.is_empty() {
             self.source.to_string()
         } else {
-            format!("{} ({})", self.source, self.variables.join(", "))
+            format!("{}: {}", self.source, self.variables.join(", "))
         }
     }
 }
@@ -406,7 +406,7 @@ mod tests {
         assert_eq!((s.index, s.count), (3, 3));
         assert_eq!(
             s.origin(),
-            "Slurm array (SLURM_ARRAY_TASK_ID=3, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=3)"
+            "Slurm array: SLURM_ARRAY_TASK_ID=3, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=3"
         );
         // sbatch --array=10-40:10 → tasks 10, 20, 30, 40
         let stepped = env(&[
@@ -466,7 +466,7 @@ mod tests {
         assert_eq!((s.index, s.count), (4, 4));
         assert_eq!(
             s.origin(),
-            "Kubernetes Indexed Job (JOB_COMPLETION_INDEX=3, CHESSGRADE_SHARD_COUNT=4)"
+            "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=3, CHESSGRADE_SHARD_COUNT=4"
         );
         let past = env(&[("JOB_COMPLETION_INDEX", "4")]);
         assert!(matches!(

@@ -109,14 +109,14 @@ pub fn grade_class(
             found.len()
         ),
         Some(s) => println!(
-            "grading shard {}/{} ({}): {} of {} {kind} submissions in {} on {} scenarios",
+            "grading shard {}/{}: {} of {} {kind} submissions in {} on {} scenarios\nshard from {}",
             s.index,
             s.count,
-            terminal(&s.origin()),
             members.len(),
             all.len(),
             dir.display(),
-            found.len()
+            found.len(),
+            terminal(&s.origin()),
         ),
     }
     println!("{isolation}");
