@@ -11,8 +11,14 @@
 //! are graded: an upload of the other kind is that student's "not a
 //! recognised submission".
 //!
+//! A class can also be graded in shards, one share of its members per
+//! machine ([`shard`]), and the slices merged into one class report
+//! (`report::ClassReport::merge`).
+//!
 //! This module computes; the per-submission [`Report`]s and the class
 //! table are rendered by `report`.
+
+pub mod shard;
 
 use crate::grading::Plan;
 use crate::report::{Report, RunIdentity};

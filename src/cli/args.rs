@@ -198,6 +198,25 @@ pub struct OutputArgs {
     pub output_dir: Option<PathBuf>,
 }
 
+/// `grade --class` in shards, one per machine (merged with `merge`).
+#[derive(Args)]
+pub struct ShardArgs {
+    /// With --class: grade only shard K of N of the class (a share balanced by upload size,
+    /// the same on every machine) and write a class slice for `merge`. Without it, K/N come
+    /// from a Slurm job array, a Kubernetes Indexed Job or GitLab `parallel:` when the run is
+    /// one of their tasks; `--shard 1/1` grades the whole class wherever it runs.
+    #[arg(long, value_name = "K/N", requires = "class")]
+    pub shard: Option<chessgrade::class::shard::ShardSpec>,
+    /// With --class in a Kubernetes Indexed Job: the number of shards (the Job's
+    /// completions; default: the CHESSGRADE_SHARD_COUNT variable).
+    #[arg(long, value_name = "N", requires = "class", conflicts_with = "shard", value_parser = shard_count)]
+    pub shard_count: Option<usize>,
+}
+
+fn shard_count(text: &str) -> Result<usize, String> {
+    bounded(text, 1, 1 << 20, "shards").map(|n| n as usize)
+}
+
 #[derive(Args)]
 pub struct LimitArgs {
     /// Wall-clock seconds per scenario; the submission's whole process group is killed after it.

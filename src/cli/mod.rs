@@ -23,8 +23,8 @@ mod shrink;
 mod trace;
 
 use args::{
-    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, SnapshotArgs,
-    SubjectArgs,
+    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, ShardArgs,
+    SnapshotArgs, SubjectArgs,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
@@ -107,6 +107,8 @@ enum Command {
         /// Lab 3 uploads, or console programs when the scenarios are `@rules jhu`/`cuhk`.
         #[arg(long, conflicts_with = "engine", value_name = "DIR")]
         class: Option<PathBuf>,
+        #[command(flatten)]
+        shards: ShardArgs,
         #[command(flatten)]
         console: ConsoleArgs,
         #[command(flatten)]
@@ -237,7 +239,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         #[arg(long)]
         v1: bool,
     },
-    /// Merge JSON reports of a split run (`--partition`) into one result.
+    /// Merge JSON reports of a split run (`--partition`) into one result, or the class
+    /// slices of a class graded in shards (`grade --class --shard`) into one class report.
     #[command(after_help = EXIT_CODES)]
     Merge {
         /// JSON reports written with `--format json`.
@@ -249,6 +252,10 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// Write the report here instead of stdout.
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Class slices: also write each submission's report (in --format) into this
+        /// folder, as `<submission>.<ext>`.
+        #[arg(long)]
+        output_dir: Option<PathBuf>,
     },
 }
 
@@ -293,10 +300,13 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             scenarios,
             subject,
             class: Some(dir),
+            shards,
             console,
             limits,
             output,
-        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output)?,
+        } => class::grade_class(
+            &dir, &scenarios, &shards, &subject, &console, &limits, &output,
+        )?,
         Command::Grade {
             subject:
                 SubjectArgs {
@@ -318,6 +328,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             limits,
             output,
             class: None,
+            ..
         } => grade::grade(&scenarios, &subject, &console, &limits, &output)?,
         Command::Gen {
             rules,
@@ -351,7 +362,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             reports,
             format,
             output,
-        } => merge::merge(&reports, format, output.as_deref()),
+            output_dir,
+        } => merge::merge(&reports, format, output.as_deref(), output_dir.as_deref())?,
         Command::Perft {
             fen,
             depth,
