@@ -200,7 +200,10 @@ fn main() {
         })
         .collect();
     for (k, child) in children.into_iter().enumerate() {
-        check(&format!("shard {}/4 at once", k + 1), &child.wait_with_output().unwrap());
+        check(
+            &format!("shard {}/4 at once", k + 1),
+            &child.wait_with_output().unwrap(),
+        );
     }
     let concurrent = started.elapsed() + merge(dir, "merged-at-once.json");
     assert_eq!(

@@ -25,6 +25,7 @@ mod readme;
 mod scenarios;
 mod select;
 mod serve;
+mod shards;
 mod shrink;
 mod snapshot_names;
 

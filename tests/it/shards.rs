@@ -10,6 +10,7 @@
 //! The graded class: the correct upload, a one-bug mutant, one that does
 //! not compile and an empty folder, on the nine lab3/pawns scenarios.
 
+use crate::helpers::{bin, copy_dir, root};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -29,14 +30,6 @@ const ENGINE_VARIABLES: [&str; 9] = [
     "CI_NODE_TOTAL",
 ];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_chessgrade"))
-}
-
 /// A command in `dir` with no engine variable but `vars`, and chessgrade
 /// first on the PATH (as the recipes expect it).
 fn command(program: &str, dir: &Path, vars: &[(String, String)]) -> Command {
@@ -46,7 +39,7 @@ fn command(program: &str, dir: &Path, vars: &[(String, String)]) -> Command {
         c.env_remove(v);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs = vec![bin().parent().unwrap().to_path_buf()];
+    let mut dirs = vec![Path::new(bin()).parent().unwrap().to_path_buf()];
     dirs.extend(std::env::split_paths(&path));
     c.env("PATH", std::env::join_paths(dirs).unwrap());
     c.envs(vars.iter().map(|(k, v)| (k, v)));
@@ -54,20 +47,12 @@ fn command(program: &str, dir: &Path, vars: &[(String, String)]) -> Command {
 }
 
 fn chessgrade(dir: &Path, args: &[&str], vars: &[(String, String)]) -> Output {
-    let mut c = command(bin().to_str().unwrap(), dir, vars);
+    let mut c = command(bin(), dir, vars);
     c.args(args).output().expect("the binary runs")
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
 }
 
 /// A course folder as the recipes see it: `uploads/` (the class),
