@@ -6,7 +6,9 @@
 //!
 //! - **4 shards one after another** (each with the whole `--jobs`), their
 //!   walls added, plus the merge, against the one-process class run: the
-//!   scheduling overhead of splitting (goal: close to 1.00);
+//!   overhead of splitting, which includes each shard's tail (its last
+//!   build alone on a core while the others idle: with few members per
+//!   shard this dominates, e.g. 3 members on 2 jobs are 2 rounds, not 1.5);
 //! - **4 shards at once** (each with a quarter of `--jobs`, at least 1),
 //!   the wall until the last ends plus the merge, against the one-process
 //!   run: what a machine running several tasks of an array pays;
