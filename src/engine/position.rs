@@ -903,7 +903,16 @@ impl Position {
                     movegen::count_legal_moves(&self.board, self.context(), self.state.turn);
                 nodes += match count {
                     Some(n) => n,
-                    None => self.perft_inner(1, deeper),
+                    // Not on the set path: list them (as perft_inner(1)
+                    // would, without asking for a count again).
+                    None => match deeper.first_mut() {
+                        Some(list) => {
+                            list.clear();
+                            self.generate(list);
+                            list.len() as u64
+                        }
+                        None => 1,
+                    },
                 };
                 self.undo(record);
             }
