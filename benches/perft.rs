@@ -53,14 +53,9 @@ fn best_of_wall<const N: usize>(runs: [&dyn Fn() -> u64; N]) -> [(u64, f64); N] 
 
 /// The calling thread's CPU time in seconds.
 fn thread_cpu_seconds() -> f64 {
-    let mut ts = nix::libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let ok = unsafe { nix::libc::clock_gettime(nix::libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(ok, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec() as f64 + ts.tv_nsec() as f64 * 1e-9
 }
 
 /// Seconds taken by `run`, by the wall clock or (`CHESSGRADE_BENCH_CPU_TIME`
