@@ -42,7 +42,7 @@ pub use machine::{MachineGame, MachineMode};
 pub use mystery::{MYSTERY_HEADER, describe as describe_mystery, mystery_header};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};
-pub use texts::{CuhkTexts, JhuTexts, Texts};
+pub use texts::{CuhkTexts, JhuTexts, Texts, TextsError, TextsProblem};
 
 use crate::engine::{BoardText, RuleSetId};
 use crate::runner::{
