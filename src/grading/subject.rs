@@ -116,7 +116,7 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
     }
     let (console, others): (Vec<_>, Vec<_>) = found
         .iter()
-        .filter_map(|f| crate::scenario::load(&f.path).ok().map(|s| (f, s)))
+        .filter_map(|f| f.load().ok().map(|s| (f, s)))
         .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules).is_some());
     let (console, others): (Vec<&Found>, Vec<&Found>) = (
         console.into_iter().map(|(f, _)| f).collect(),
@@ -143,7 +143,7 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
     const LETTERS: &str = "king, rook, bishop and pawn";
     let mut problems = Vec::new();
     for f in found {
-        let Ok(s) = crate::scenario::load(&f.path) else {
+        let Ok(s) = f.load() else {
             continue;
         };
         let name = f.path.display();
@@ -670,10 +670,7 @@ mod tests {
     fn found(dir: &Path, name: &str, text: &str) -> Found {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        Found {
-            path,
-            rel: PathBuf::from(name),
-        }
+        Found::new(path, PathBuf::from(name))
     }
 
     const LAB3: &str = "1\n3 3\nw k 1 1\n~\nisValidScan\n";

@@ -34,30 +34,42 @@ pub use parse::{parse, parse_bytes, shown};
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default cap on a scenario file's size: far above any real scenario
 /// (the largest bundled one is a few KiB), far below what hurts.
 pub const DEFAULT_MAX_INPUT_BYTES: u64 = 16 << 20;
 
-static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_BYTES);
-
-/// Sets the size cap [`load`] applies, process-wide (the CLI's
-/// `--max-input-mb`; set once before a run starts).
-pub fn set_max_input_bytes(bytes: u64) {
-    MAX_INPUT_BYTES.store(bytes, Ordering::Relaxed);
+/// What a scenario may cost the grader itself: the largest scenario file
+/// read and the largest trace it may produce (`--max-input-mb`,
+/// `--max-trace-mb`). A value of the run, carried by each scenario it
+/// finds ([`crate::runner::Found`]) and by its snapshot store, not a
+/// process-wide setting: two runs in one process may differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    pub input_bytes: u64,
+    pub trace_bytes: u64,
 }
 
-/// The size cap [`load`] applies.
-pub fn max_input_bytes() -> u64 {
-    MAX_INPUT_BYTES.load(Ordering::Relaxed)
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            trace_bytes: crate::trace::DEFAULT_MAX_TRACE_BYTES,
+        }
+    }
 }
 
-/// Reads and parses a scenario file under the process-wide size cap. Every
+/// Reads and parses a scenario file under the default size cap (see
+/// [`load_capped`]).
+pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
+    load_capped(path, DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Reads and parses a scenario file of at most `max` bytes. Every
 /// failure (missing file, not a regular file, too large, not UTF-8,
 /// malformed content) is a [`Diagnostic`] naming the file.
-pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
-    let bytes = read_regular_file(path, max_input_bytes())
+pub fn load_capped(path: &Path, max: u64) -> Result<Scenario, Diagnostic> {
+    let bytes = read_regular_file(path, max)
         .map_err(|why| Diagnostic::file(path, format!("cannot read scenario: {why}")))?;
     parse_bytes(&bytes).map_err(|d| d.with_path(path))
 }
