@@ -53,10 +53,26 @@ pub struct ShardSpec {
     pub count: usize,
 }
 
+/// A `--shard` value that is not `K/N` with 1 <= K <= N (the text given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadShard(pub String);
+
+impl fmt::Display for BadShard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a shard is K/N with 1 <= K <= N (e.g. 2/4), found `{}`",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadShard {}
+
 impl FromStr for ShardSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("a shard is K/N with 1 <= K <= N (e.g. 2/4), found `{s}`");
+    type Err = BadShard;
+    fn from_str(s: &str) -> Result<Self, BadShard> {
+        let bad = || BadShard(s.to_string());
         let (k, n) = s.trim().split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             k.trim().parse().map_err(|_| bad())?,

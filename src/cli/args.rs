@@ -168,10 +168,12 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// Applies the caps process-wide (the scenario loader and the runner read them).
-    pub fn apply(&self) {
-        chessgrade::scenario::set_max_input_bytes(self.max_input_mb << 20);
-        chessgrade::trace::set_max_trace_bytes(self.max_trace_mb << 20);
+    /// The run's caps (a value of the batch, not a process-wide setting).
+    pub fn caps(&self) -> chessgrade::scenario::Caps {
+        chessgrade::scenario::Caps {
+            input_bytes: self.max_input_mb << 20,
+            trace_bytes: self.max_trace_mb << 20,
+        }
     }
 }
 

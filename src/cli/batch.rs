@@ -17,7 +17,6 @@ use std::io::{ErrorKind, IsTerminal, Write};
 
 /// The batch these flags ask for.
 pub fn spec(args: &ScenarioArgs, mode: SnapshotMode) -> BatchSpec {
-    args.input.apply();
     BatchSpec {
         paths: args.paths.clone(),
         root: args.snapshot.root.clone(),
@@ -29,6 +28,7 @@ pub fn spec(args: &ScenarioArgs, mode: SnapshotMode) -> BatchSpec {
         fail_fast: args.fail_fast,
         allow_empty: args.allow_empty,
         mode,
+        caps: args.input.caps(),
     }
 }
 

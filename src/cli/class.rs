@@ -105,13 +105,13 @@ pub fn grade_class(
         mode: SnapshotMode::Check,
     };
     match &shard {
-        None => println!(
+        None => outln!(
             "grading {} {kind} submissions in {} on {} scenarios",
             members.len(),
             dir.display(),
             found.len()
         ),
-        Some(s) => println!(
+        Some(s) => outln!(
             "grading shard {}/{}: {} of {} {kind} submissions in {} on {} scenarios\nshard from {}",
             s.index,
             s.count,
@@ -122,7 +122,7 @@ pub fn grade_class(
             terminal(&s.origin()),
         ),
     }
-    println!("{isolation}");
+    outln!("{isolation}");
     let bar = batch::progress(members.len(), args.quiet);
     let lines = Mutex::new(());
     let quiet = args.quiet;
@@ -136,7 +136,7 @@ pub fn grade_class(
                 " done".yellow().bold()
             };
             bar.suspend(|| {
-                println!(
+                outln!(
                     "{status} {}: {}/{} points, {} failed [{:.1}s]",
                     terminal(&g.member.name),
                     s.points,
@@ -168,7 +168,7 @@ pub fn grade_class(
             from: s.origin(),
         });
     }
-    println!("\n{}", terminal(&class_report.table()));
+    outln!("\n{}", terminal(&class_report.table()));
     let staff: Vec<String> = graded
         .iter()
         .filter_map(|g| {
@@ -199,9 +199,9 @@ pub fn grade_class(
         },
     )?;
     if let Some(out_dir) = wrote {
-        println!("wrote {} reports to {}", graded.len(), out_dir.display());
+        outln!("wrote {} reports to {}", graded.len(), out_dir.display());
     }
-    println!("graded in {:.1}s", started.elapsed().as_secs_f64());
+    outln!("graded in {:.1}s", started.elapsed().as_secs_f64());
     Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
 }
 

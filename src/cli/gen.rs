@@ -43,19 +43,19 @@ pub fn run(
             return 2;
         }
     };
-    print!("{}", suite.coverage);
+    out!("{}", suite.coverage);
     let (scenarios, snapshots) = (
         out.join(suite_gen::SCENARIOS_DIR),
         out.join(suite_gen::SNAPSHOTS_DIR),
     );
-    println!(
+    outln!(
         "wrote {} scenarios to {}, snapshots to {}, this summary to {}",
         suite.scenarios.len(),
         scenarios.join(rules.name()).display(),
         snapshots.display(),
         out.join(suite_gen::COVERAGE_FILE).display()
     );
-    println!(
+    outln!(
         "run them: chessgrade run {} --root {} --snapshots {}",
         scenarios.display(),
         scenarios.display(),

@@ -6,7 +6,7 @@
 
 use super::args::{ConsoleArgs, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch;
-use chessgrade::grading::{self, Plan, StaffError, UploadOptions};
+use chessgrade::grading::{self, Plan, StaffError, SubjectSpec, UploadOptions};
 use chessgrade::runner::SnapshotMode;
 
 /// The upload options these flags ask for (both kinds; the plan picks).
@@ -25,6 +25,21 @@ pub fn upload_options(
     })
 }
 
+/// The subject these flags name (`None`: none), checked where named.
+pub fn subject_spec(
+    subject: &SubjectArgs,
+    console: &ConsoleArgs,
+) -> Result<Option<SubjectSpec>, StaffError> {
+    SubjectSpec::from_flags(
+        subject.submission.as_deref(),
+        subject
+            .engine
+            .as_deref()
+            .map(|one| (one, subject.command.clone())),
+        console.program.as_deref(),
+    )
+}
+
 pub fn grade(
     args: &ScenarioArgs,
     subject: &SubjectArgs,
@@ -34,42 +49,17 @@ pub fn grade(
 ) -> Result<u8, StaffError> {
     let isolation = grading::isolation_note(limit_args.require_isolation)?;
     let spec = batch::spec(args, SnapshotMode::Check);
-    // An engine is checked before the scenarios are walked.
-    let engine = match &subject.engine {
-        Some(engine) => Some(grading::engine_command(engine, subject.command.clone())?),
-        None => None,
-    };
-    if let Some(dir) = subject.submission.as_ref().filter(|d| !d.is_dir()) {
-        return Err(StaffError::MissingUpload(dir.clone()));
-    }
+    // The engine and the upload folder are checked before the scenarios
+    // are walked.
+    let what = subject_spec(subject, console)?.ok_or(StaffError::NoSubject)?;
     let discovered = spec.discover()?;
     let store = spec.store();
-    let plan = match (engine, &subject.submission, &console.program) {
-        (Some(command), _, _) => Plan::Engine {
-            command,
-            limits: limit_args.limits(),
-        },
-        (None, Some(_), _) => Plan::for_uploads(
-            &discovered.found,
-            &store,
-            &upload_options(subject, console, limit_args)?,
-        )?,
-        (None, None, Some(_)) => Plan::for_program(
-            &discovered.found,
-            &store,
-            &upload_options(subject, console, limit_args)?,
-        )?,
-        (None, None, None) => return Err(StaffError::NoSubject),
-    };
+    let options = upload_options(subject, console, limit_args)?;
+    let plan = Plan::choose(&discovered.found, &store, &what, &options)?;
     if plan.judges_on_snapshots() {
         spec.check_snapshots(&discovered.found)?;
     }
-    let prepared = match (&subject.submission, &console.program, &plan) {
-        (_, _, Plan::Engine { .. }) => plan.engine(),
-        (Some(dir), _, _) => plan.build(dir)?,
-        (None, Some(program), _) => plan.program(program)?,
-        (None, None, _) => return Err(StaffError::NoSubject),
-    };
+    let prepared = plan.prepare(&what)?;
     batch::run_and_report(
         &spec,
         discovered,

@@ -6,6 +6,30 @@
 //! Shared pieces live beside the commands: `args` (option groups several
 //! commands flatten), `batch` (discover → run → report, used by `run` and
 //! `grade`) and `emit` (writing a report in a machine format).
+//!
+//! Standard output is written with `outln!`/`out!`, never `println!`: a
+//! reader that stops early (`chessgrade grade --class ... | head`) closes
+//! the pipe, and `println!` would panic mid-run. The run goes on, its
+//! report files are still written and its exit code is still the
+//! verdict's. (SIGPIPE stays ignored: the grader writes to submissions'
+//! pipes, and a submission closing its stdin must not kill the grader.)
+
+/// `println!` for a stdout that may be closed: the line is dropped, the
+/// run goes on (see the module doc).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` for a stdout that may be closed.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 mod args;
 mod batch;
@@ -356,7 +380,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             &console,
             max_runs,
             output.as_deref(),
-        ),
+        )?,
         Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
@@ -390,7 +414,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
-        }),
+        })?,
     })
 }
 

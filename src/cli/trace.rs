@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 pub fn trace(file: &Path, reference: &ReferenceArgs, input: &InputArgs) -> u8 {
-    input.apply();
-    let scenario = match scenario::load(file) {
+    let caps = input.caps();
+    let scenario = match scenario::load_capped(file, caps.input_bytes) {
         Ok(s) => s,
         Err(diag) => {
             eprintln!("error: {diag}");
@@ -19,13 +19,13 @@ pub fn trace(file: &Path, reference: &ReferenceArgs, input: &InputArgs) -> u8 {
         }
     };
     let located = |line: u32, message: String| {
-        let source = scenario::read_regular_file(file, scenario::max_input_bytes())
+        let source = scenario::read_regular_file(file, caps.input_bytes)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         let text = source.lines().nth(line as usize - 1).unwrap_or("");
         Diagnostic::at(line as usize, 1, message, text).with_path(file)
     };
-    if let Err(e) = chessgrade::trace::check_size(&scenario, chessgrade::trace::max_trace_bytes()) {
+    if let Err(e) = chessgrade::trace::check_size(&scenario, caps.trace_bytes) {
         eprintln!("error: {}", located(e.line, e.to_string()));
         return 2;
     }

@@ -19,7 +19,6 @@ use super::{
 };
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
-use crate::scenario;
 use crate::snapshot::SnapshotStore;
 use crate::submission::{self, Build, BuildError, ConsoleBuild, UploadKind};
 use std::ffi::OsString;
@@ -150,7 +149,7 @@ pub fn only_console(found: &[Found]) -> bool {
 /// Per scenario that loads: is it a console course's?
 fn console_flags(found: &[Found]) -> impl Iterator<Item = bool> + '_ {
     found.iter().filter_map(|f| {
-        scenario::load(&f.path)
+        f.load()
             .ok()
             .map(|s| Dialect::of(s.directives.rules).is_some())
     })
@@ -333,10 +332,7 @@ mod tests {
     fn found(dir: &Path, name: &str, text: &str) -> Found {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        Found {
-            path,
-            rel: PathBuf::from(name),
-        }
+        Found::new(path, PathBuf::from(name))
     }
 
     fn options() -> ConsoleOptions {
@@ -358,11 +354,11 @@ mod tests {
         );
         let jhu = found(dir.path(), "jhu.txt", "@rules jhu\n1\n8 8\n~\n");
         // The CUHK program only starts from the start position: a bundled one.
-        let cuhk = Found {
-            path: Path::new(env!("CARGO_MANIFEST_DIR"))
+        let cuhk = Found::new(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("scenarios/cuhk/console/invalid_inputs_then_a_pawn_capture_and_z0_z0.txt"),
-            rel: PathBuf::from("cuhk.txt"),
-        };
+            PathBuf::from("cuhk.txt"),
+        );
         assert_eq!(
             ConsoleGrader::new(&[jhu.clone(), cuhk], &store, options()).unwrap_err(),
             SetupError::MixedDialects

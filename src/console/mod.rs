@@ -42,7 +42,7 @@ pub use machine::{MachineGame, MachineMode};
 pub use mystery::{MYSTERY_HEADER, describe as describe_mystery, mystery_header};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};
-pub use texts::{CuhkTexts, JhuTexts, Texts};
+pub use texts::{CuhkTexts, JhuTexts, Texts, TextsError, TextsProblem};
 
 use crate::engine::{BoardText, RuleSetId};
 use crate::runner::{
@@ -260,7 +260,7 @@ pub fn plan(scenario: &Scenario, texts: &Texts) -> Result<Plan, NotGradable> {
 /// so that the expected text follows reviewed expectations.
 pub fn check_gradable(found: &Found, texts: &Texts, store: &SnapshotStore) -> Result<Plan, String> {
     let name = found.path.display();
-    let scenario = scenario::load(&found.path).map_err(|d| d.to_string())?;
+    let scenario = found.load().map_err(|d| d.to_string())?;
     let plan =
         plan(&scenario, texts).map_err(|e| format!("{name}: not gradable by console: {e}"))?;
     if let Ok(Some(snap)) = store.load(&found.rel) {
@@ -320,7 +320,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         verdict,
         elapsed: started.elapsed(),
     };
-    let scenario = match scenario::load(&found.path) {
+    let scenario = match found.load() {
         Ok(s) => s,
         Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d)),
     };

@@ -94,9 +94,13 @@ impl Default for Texts {
 impl Texts {
     /// Reads a staff texts file: a whole copy of `texts.json`, or only the
     /// keys it changes (see [`Texts::merged`]).
-    pub fn load(path: &Path) -> Result<Texts, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Texts::merged(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Texts, TextsError> {
+        let at = |why| TextsError {
+            path: Some(path.to_path_buf()),
+            why,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| at(TextsProblem::Read(e)))?;
+        Texts::merged(&text).map_err(|e| at(e.why))
     }
 
     /// The embedded texts with `json`'s keys over them: nested objects are
@@ -104,17 +108,78 @@ impl Texts {
     /// changes that one text), any other value replaces the default. A key
     /// the embedded texts do not have is an error naming it (`jhu.whte`),
     /// as is a value of the wrong type.
-    pub fn merged(json: &str) -> Result<Texts, String> {
-        let over: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    pub fn merged(json: &str) -> Result<Texts, TextsError> {
+        let err = |why| TextsError { path: None, why };
+        let over: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| err(TextsProblem::Json(e)))?;
         let mut texts: serde_json::Value =
             serde_json::from_str(DEFAULT_TEXTS).expect("the embedded texts.json is valid");
-        merge(&mut texts, over, "")?;
-        serde_json::from_value(texts).map_err(|e| e.to_string())
+        merge(&mut texts, over, "").map_err(err)?;
+        serde_json::from_value(texts).map_err(|e| err(TextsProblem::Json(e)))
     }
 }
 
+/// Why a staff texts file cannot be used: the file (when read from one)
+/// and the problem.
+#[derive(Debug)]
+pub struct TextsError {
+    pub path: Option<std::path::PathBuf>,
+    pub why: TextsProblem,
+}
+
+/// What is wrong with a texts file.
+#[derive(Debug)]
+pub enum TextsProblem {
+    /// It cannot be read.
+    Read(std::io::Error),
+    /// It is not JSON, or a value cannot be what its key holds.
+    Json(serde_json::Error),
+    /// The top level is not an object.
+    NotAnObject,
+    /// A key the embedded texts do not have (`jhu.whte`), and the keys
+    /// that level does have.
+    UnknownKey { at: String, known: Vec<String> },
+    /// A value of another JSON type than the default's.
+    WrongType {
+        at: String,
+        expected: &'static str,
+        found: &'static str,
+    },
+}
+
+impl std::fmt::Display for TextsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(path) = &self.path {
+            write!(f, "{}: ", path.display())?;
+        }
+        match &self.why {
+            TextsProblem::Read(e) => write!(f, "{e}"),
+            TextsProblem::Json(e) => write!(f, "{e}"),
+            TextsProblem::NotAnObject => {
+                f.write_str("the texts must be a JSON object, like texts.json")
+            }
+            TextsProblem::UnknownKey { at, known } => write!(
+                f,
+                "unknown key `{at}` (expected one of: {})",
+                known.join(", ")
+            ),
+            TextsProblem::WrongType {
+                at,
+                expected,
+                found,
+            } => write!(f, "`{at}` must be {expected}, found {found}"),
+        }
+    }
+}
+
+impl std::error::Error for TextsError {}
+
 /// Merges `over` into `base` at `path` (`""` for the top level).
-fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> Result<(), String> {
+fn merge(
+    base: &mut serde_json::Value,
+    over: serde_json::Value,
+    path: &str,
+) -> Result<(), TextsProblem> {
     use serde_json::Value;
     match (base, over) {
         (Value::Object(base), Value::Object(over)) => {
@@ -125,24 +190,21 @@ fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> R
                     format!("{path}.{key}")
                 };
                 let Some(slot) = base.get_mut(&key) else {
-                    let known: Vec<&str> = base.keys().map(String::as_str).collect();
-                    return Err(format!(
-                        "unknown key `{at}` (expected one of: {})",
-                        known.join(", ")
-                    ));
+                    return Err(TextsProblem::UnknownKey {
+                        at,
+                        known: base.keys().cloned().collect(),
+                    });
                 };
                 merge(slot, value, &at)?;
             }
             Ok(())
         }
-        (Value::Object(_), _) if path.is_empty() => {
-            Err("the texts must be a JSON object, like texts.json".into())
-        }
-        (base, over) if kind(base) != kind(&over) => Err(format!(
-            "`{path}` must be {}, found {}",
-            kind(base),
-            kind(&over)
-        )),
+        (Value::Object(_), _) if path.is_empty() => Err(TextsProblem::NotAnObject),
+        (base, over) if kind(base) != kind(&over) => Err(TextsProblem::WrongType {
+            at: path.to_string(),
+            expected: kind(base),
+            found: kind(&over),
+        }),
         (base, over) => {
             *base = over;
             Ok(())
@@ -228,6 +290,8 @@ mod tests {
         assert_eq!(Texts::load(&path).unwrap().jhu.white_turn, "W");
         std::fs::write(&path, r#"{"jhu": {"whte": "W"}}"#).unwrap();
         let e = Texts::load(&path).unwrap_err();
+        assert!(matches!(&e.why, TextsProblem::UnknownKey { at, .. } if at == "jhu.whte"));
+        let e = e.to_string();
         assert!(
             e.starts_with(&format!("{}: unknown key `jhu.whte`", path.display())),
             "{e}"
@@ -237,7 +301,7 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_wrong_types_are_named() {
-        let err = |json: &str| Texts::merged(json).unwrap_err();
+        let err = |json: &str| Texts::merged(json).unwrap_err().to_string();
         let e = err(r#"{"jhu": {"white_tunr": "x"}}"#);
         assert!(e.starts_with("unknown key `jhu.white_tunr`"), "{e}");
         assert!(e.contains("white_turn"), "{e}");

@@ -211,7 +211,10 @@ const BOARD_IND: &str = "      ";
 const SHOWN_WHEN_AGREEING: usize = 4;
 
 /// The explanation as text. `Err` names a `--line` that sends no command.
-pub fn render_console(e: &ConsoleExplanation, opts: RenderOptions) -> Result<String, String> {
+pub fn render_console(
+    e: &ConsoleExplanation,
+    opts: RenderOptions,
+) -> Result<String, super::render::NoSuchLine> {
     let coords = Coords::of(e.rules);
     let mut out = String::new();
     let first = e.mismatch.as_ref().and_then(|m| m.exchange);
@@ -221,15 +224,11 @@ pub fn render_console(e: &ConsoleExplanation, opts: RenderOptions) -> Result<Str
                 .filter(|&k| e.commands[k].line == Some(n))
                 .collect();
             if found.is_empty() {
-                let lines: Vec<String> = e
-                    .commands
-                    .iter()
-                    .filter_map(|c| c.line.map(|l| l.to_string()))
-                    .collect();
-                return Err(format!(
-                    "line {n} sends no command (commands come from lines {})",
-                    lines.join(", ")
-                ));
+                return Err(super::render::NoSuchLine {
+                    line: n,
+                    lines: e.commands.iter().filter_map(|c| c.line).collect(),
+                    console: true,
+                });
             }
             found
         }

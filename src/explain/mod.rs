@@ -17,7 +17,7 @@ mod render;
 pub use console::{
     CommandView, ConsoleExplainError, ConsoleExplanation, SaveView, explain_console, render_console,
 };
-pub use render::{RenderOptions, render};
+pub use render::{NoSuchLine, RenderOptions, render};
 
 use crate::engine::{BoardText, RuleSetId};
 use crate::runner::{StepFailure, execute};

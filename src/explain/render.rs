@@ -20,19 +20,54 @@ pub struct RenderOptions {
 
 const IND: &str = "    ";
 
+/// A `--line` that holds no step (or, for a console program, sends no
+/// command): the line asked for and the lines that do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoSuchLine {
+    pub line: u32,
+    pub lines: Vec<u32>,
+    /// Whether the lines are a scenario's steps or a console session's
+    /// commands.
+    pub console: bool,
+}
+
+impl std::fmt::Display for NoSuchLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lines: Vec<String> = self.lines.iter().map(u32::to_string).collect();
+        match self.console {
+            true => write!(
+                f,
+                "line {} sends no command (commands come from lines {})",
+                self.line,
+                lines.join(", ")
+            ),
+            false => write!(
+                f,
+                "line {} holds no step (steps are on lines {})",
+                self.line,
+                lines.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoSuchLine {}
+
 /// The explanation as text. `Err` names a `--line` that holds no step.
-pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, String> {
+pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine> {
     let coords = Coords::of(e.rules);
     let mut out = String::new();
     let steps: Vec<&StepView> = match opts.line {
         Some(n) => {
-            let step = e.steps.iter().find(|s| s.line == n).ok_or_else(|| {
-                let lines: Vec<String> = e.steps.iter().map(|s| s.line.to_string()).collect();
-                format!(
-                    "line {n} holds no step (steps are on lines {})",
-                    lines.join(", ")
-                )
-            })?;
+            let step = e
+                .steps
+                .iter()
+                .find(|s| s.line == n)
+                .ok_or_else(|| NoSuchLine {
+                    line: n,
+                    lines: e.steps.iter().map(|s| s.line).collect(),
+                    console: false,
+                })?;
             vec![step]
         }
         None => {

@@ -82,10 +82,42 @@ impl Mix {
     }
 }
 
-impl FromStr for Mix {
-    type Err = String;
+/// Why a `--mix` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadMix {
+    /// A part that is not `<kind>=<weight>`.
+    NotAPair(String),
+    /// A weight that is not a number from 0 to 1000 (the part).
+    Weight(String),
+    /// A kind other than start, random, motif.
+    UnknownKind(String),
+    /// Every weight is 0.
+    AllZero,
+}
 
-    fn from_str(s: &str) -> Result<Mix, String> {
+impl fmt::Display for BadMix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadMix::NotAPair(part) => {
+                write!(f, "`{part}`: expected <kind>=<weight>, like motif=3")
+            }
+            BadMix::Weight(part) => {
+                write!(f, "`{part}`: the weight must be a number from 0 to 1000")
+            }
+            BadMix::UnknownKind(key) => {
+                write!(f, "`{key}`: unknown kind (known: start, random, motif)")
+            }
+            BadMix::AllZero => f.write_str("the mix needs one kind with a weight above 0"),
+        }
+    }
+}
+
+impl std::error::Error for BadMix {}
+
+impl FromStr for Mix {
+    type Err = BadMix;
+
+    fn from_str(s: &str) -> Result<Mix, BadMix> {
         let mut mix = Mix {
             start: 0,
             random: 0,
@@ -94,24 +126,23 @@ impl FromStr for Mix {
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part
                 .split_once('=')
-                .ok_or_else(|| format!("`{part}`: expected <kind>=<weight>, like motif=3"))?;
-            let weight: u32 =
-                value.parse().ok().filter(|&w| w <= 1000).ok_or_else(|| {
-                    format!("`{part}`: the weight must be a number from 0 to 1000")
-                })?;
+                .ok_or_else(|| BadMix::NotAPair(part.to_string()))?;
+            let weight: u32 = value
+                .parse()
+                .ok()
+                .filter(|&w| w <= 1000)
+                .ok_or_else(|| BadMix::Weight(part.to_string()))?;
             match key {
                 "start" => mix.start = weight,
                 "random" => mix.random = weight,
                 "motif" => mix.motif = weight,
                 _ => {
-                    return Err(format!(
-                        "`{key}`: unknown kind (known: start, random, motif)"
-                    ));
+                    return Err(BadMix::UnknownKind(key.to_string()));
                 }
             }
         }
         if mix.start + mix.random + mix.motif == 0 {
-            return Err("the mix needs one kind with a weight above 0".into());
+            return Err(BadMix::AllZero);
         }
         Ok(mix)
     }

@@ -14,7 +14,7 @@ use super::error::StaffError;
 use super::subject::Prepared;
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
-use crate::scenario::Diagnostic;
+use crate::scenario::{Caps, Diagnostic};
 use crate::snapshot::SnapshotStore;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -36,12 +36,14 @@ pub struct BatchSpec {
     pub fail_fast: bool,
     pub allow_empty: bool,
     pub mode: SnapshotMode,
+    /// What each scenario may cost the grader (file and trace sizes).
+    pub caps: Caps,
 }
 
 impl BatchSpec {
     /// The snapshot store this batch judges against.
     pub fn store(&self) -> SnapshotStore {
-        SnapshotStore::new(&self.snapshots)
+        SnapshotStore::new(&self.snapshots).with_max_trace_bytes(self.caps.trace_bytes)
     }
 
     /// The scenarios of this batch: the filters' selection, then the
@@ -82,6 +84,9 @@ impl BatchSpec {
             index += 1;
             !clashes.iter().any(|&(_, second)| second == index - 1)
         });
+        for f in &mut found {
+            f.caps = self.caps;
+        }
         let discovered = Discovered {
             found,
             errors,
@@ -288,7 +293,64 @@ mod tests {
             fail_fast: false,
             allow_empty: false,
             mode: SnapshotMode::Check,
+            caps: Caps::default(),
         }
+    }
+
+    /// The caps are the batch's own values: one process runs a batch that
+    /// refuses a scenario over its input cap and one that reads it, in
+    /// either order (no process-wide setting carries over), and a trace cap
+    /// refuses a scenario before it runs.
+    #[test]
+    fn each_batch_reads_and_runs_under_its_own_caps() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "1\n3 3\nw k 1 1\n~\nisValidScan\n";
+        std::fs::write(dir.path().join("a.txt"), text).unwrap();
+        let verdict = |caps: Caps| {
+            let mut spec = spec(dir.path());
+            spec.caps = caps;
+            spec.mode = SnapshotMode::Accept;
+            let d = spec.discover().unwrap();
+            let out = spec.run(
+                d,
+                &Prepared::reference(Duration::from_secs(10)),
+                Vec::new(),
+                &mut Silent,
+            );
+            out.results[0].verdict.clone()
+        };
+        let small = Caps {
+            input_bytes: 8,
+            ..Caps::default()
+        };
+        let tiny_trace = Caps {
+            trace_bytes: 4,
+            ..Caps::default()
+        };
+        for _ in 0..2 {
+            let refused = verdict(small);
+            let runner::Verdict::InputError(d) = &refused else {
+                panic!("{refused:?}")
+            };
+            assert!(
+                d.to_string().contains("larger than the 8 bytes limit"),
+                "{d}"
+            );
+            // Written on the first run, equal on the second.
+            let read = verdict(Caps::default());
+            assert!(
+                matches!(
+                    read,
+                    runner::Verdict::Pass | runner::Verdict::Updated { .. }
+                ),
+                "{read:?}"
+            );
+        }
+        let refused = verdict(tiny_trace);
+        assert!(
+            matches!(refused, runner::Verdict::InputError(_)),
+            "{refused:?}"
+        );
     }
 
     #[test]

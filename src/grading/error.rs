@@ -30,6 +30,10 @@ pub enum StaffError {
     /// The selection is empty: what was searched and how to accept it,
     /// with the walk's notes (what it skipped may be why).
     NoScenario { message: String, notes: Vec<String> },
+    /// The one scenario a command was given cannot be used: it does not
+    /// parse (the located message), is not a scenario file, or its
+    /// snapshot cannot be read.
+    Scenario(String),
     /// Scenarios the chosen kind of subject cannot run, one line each and a
     /// last line saying what it means.
     NotGradable(Vec<String>),
@@ -73,7 +77,8 @@ impl fmt::Display for StaffError {
             | StaffError::NoScenario { message: m, .. }
             | StaffError::MixedCourses(m)
             | StaffError::NoSnapshots(m)
-            | StaffError::Class(m) => f.write_str(m),
+            | StaffError::Class(m)
+            | StaffError::Scenario(m) => f.write_str(m),
             StaffError::NoSubject => {
                 f.write_str("give --submission DIR, --engine CMD or --program PATH")
             }

@@ -5,6 +5,8 @@
 //!
 //! - [`subject`]: the upload rule (the scenarios decide the kind), the
 //!   [`Plan`] set up once per run and the [`Prepared`] subject per upload;
+//! - [`single`]: one scenario on one prepared subject (`explain`,
+//!   `shrink`), judged as `grade` judges it;
 //! - [`batch`]: discover → run → [`Outcome`] (results, exit code, report);
 //! - a class ([`crate::class`]) is a loop over its members, each upload
 //!   built by the class's one [`Plan`];
@@ -12,12 +14,14 @@
 
 pub mod batch;
 pub mod error;
+pub mod single;
 pub mod subject;
 
 pub use batch::{BatchSpec, Discovered, Events, Outcome, Silent};
 pub use error::StaffError;
+pub use single::{Expected, One, Shrinking, Walked, explain_one, shrink_one};
 pub use subject::{
-    Plan, Prepared, UploadKind, UploadOptions, engine_command, resolve, upload_kind,
+    Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command, resolve, upload_kind,
 };
 
 /// The isolation submissions get, as a report note

@@ -43,6 +43,44 @@ pub struct UploadOptions {
     pub limits: Limits,
 }
 
+/// What the flags name as the thing graded, checked where it is named: an
+/// upload folder that exists, an engine that runs. Which kind of upload it
+/// is, is the scenarios' to say ([`Plan::choose`]).
+#[derive(Clone, Debug)]
+pub enum SubjectSpec {
+    /// `--submission DIR`: one upload, built by the plan.
+    Upload(PathBuf),
+    /// `--program PATH`: a console program, run as it is.
+    Program(PathBuf),
+    /// `--engine CMD`: a program speaking the protocol.
+    Engine(EngineCommand),
+    /// The built-in reference engine (`explain` with no subject).
+    Reference,
+}
+
+impl SubjectSpec {
+    /// The subject the flags name (`None` when they name none): the
+    /// engine resolved and the upload folder checked before anything is
+    /// discovered or built. `engine` is `--engine`'s text and what follows
+    /// `--`.
+    pub fn from_flags(
+        submission: Option<&Path>,
+        engine: Option<(&str, Vec<std::ffi::OsString>)>,
+        program: Option<&Path>,
+    ) -> Result<Option<SubjectSpec>, StaffError> {
+        if let Some((one, after)) = engine {
+            return Ok(Some(SubjectSpec::Engine(engine_command(one, after)?)));
+        }
+        if let Some(dir) = submission {
+            if !dir.is_dir() {
+                return Err(StaffError::MissingUpload(dir.to_path_buf()));
+            }
+            return Ok(Some(SubjectSpec::Upload(dir.to_path_buf())));
+        }
+        Ok(program.map(|p| SubjectSpec::Program(p.to_path_buf())))
+    }
+}
+
 /// What the whole run grades, set up once (for one upload or a class).
 #[derive(Clone, Debug)]
 pub enum Plan {
@@ -78,7 +116,7 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
     }
     let (console, others): (Vec<_>, Vec<_>) = found
         .iter()
-        .filter_map(|f| crate::scenario::load(&f.path).ok().map(|s| (f, s)))
+        .filter_map(|f| f.load().ok().map(|s| (f, s)))
         .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules).is_some());
     let (console, others): (Vec<&Found>, Vec<&Found>) = (
         console.into_iter().map(|(f, _)| f).collect(),
@@ -105,7 +143,7 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
     const LETTERS: &str = "king, rook, bishop and pawn";
     let mut problems = Vec::new();
     for f in found {
-        let Ok(s) = crate::scenario::load(&f.path) else {
+        let Ok(s) = f.load() else {
             continue;
         };
         let name = f.path.display();
@@ -159,6 +197,42 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
 }
 
 impl Plan {
+    /// The plan for grading `found` on `what`: an engine as it is, an
+    /// upload by the upload rule ([`Plan::for_uploads`]), a program as a
+    /// console course's ([`Plan::for_program`]), the reference engine
+    /// under the scenario time limit.
+    pub fn choose(
+        found: &[Found],
+        store: &SnapshotStore,
+        what: &SubjectSpec,
+        options: &UploadOptions,
+    ) -> Result<Plan, StaffError> {
+        match what {
+            SubjectSpec::Engine(command) => Ok(Plan::Engine {
+                command: command.clone(),
+                limits: options.limits.clone(),
+            }),
+            SubjectSpec::Upload(_) => Plan::for_uploads(found, store, options),
+            SubjectSpec::Program(_) => Plan::for_program(found, store, options),
+            SubjectSpec::Reference if options.force_console => Err(StaffError::Usage(
+                "--build and --overlay build an upload: give --submission DIR (or --program PATH for a built program)".into(),
+            )),
+            SubjectSpec::Reference => Ok(Plan::Reference {
+                timeout: options.limits.timeout,
+            }),
+        }
+    }
+
+    /// The subject `what` names, ready to run on this plan: the upload
+    /// built, the program or engine checked.
+    pub fn prepare(&self, what: &SubjectSpec) -> Result<Prepared, StaffError> {
+        match what {
+            SubjectSpec::Upload(dir) => self.build(dir),
+            SubjectSpec::Program(path) => self.program(path),
+            SubjectSpec::Engine(_) | SubjectSpec::Reference => Ok(self.engine()),
+        }
+    }
+
     /// The plan for uploads of the kind `found` wants (the upload rule):
     /// for console programs the course's grader is set up here, once, and
     /// every scenario checked (a scenario it cannot load is the staff's
@@ -284,14 +358,20 @@ impl Plan {
                     _ => pointer.to_string(),
                 };
                 (
-                    Run::Failed(FailureKind::CompileError(detail)),
+                    Run::Failed {
+                        kind: FailureKind::CompileError(detail),
+                        message: format!("the submission did not compile:\n{msg}"),
+                    },
                     Keep::Nothing,
                 )
             }
             Err(e @ BuildError::NotRecognised(_)) => {
                 notes.push(e.to_string());
                 (
-                    Run::Failed(FailureKind::NotRecognised(e.to_string())),
+                    Run::Failed {
+                        kind: FailureKind::NotRecognised(e.to_string()),
+                        message: e.to_string(),
+                    },
                     Keep::Nothing,
                 )
             }
@@ -325,7 +405,10 @@ impl Plan {
             Plan::Lab3 { .. } | Plan::Console(_) => Prepared {
                 name: "nothing".into(),
                 notes: Vec::new(),
-                run: Run::Failed(FailureKind::NotRecognised("no upload was built".into())),
+                run: Run::Failed {
+                    kind: FailureKind::NotRecognised("no upload was built".into()),
+                    message: "no upload was built".into(),
+                },
                 _keep: Keep::Nothing,
             },
         }
@@ -378,9 +461,10 @@ enum Run {
         grader: Arc<ConsoleGrader>,
         program: ConsoleProgram,
     },
-    /// Nothing to run: every scenario fails with this (a build that
-    /// failed on the student's side).
-    Failed(FailureKind),
+    /// Nothing to run: every scenario fails with `kind` (a build that
+    /// failed on the student's side); `message` says it whole (the
+    /// compiler's full output), for a command that walks one scenario.
+    Failed { kind: FailureKind, message: String },
 }
 
 /// What keeps a build's folder (and so its program) alive for the run.
@@ -435,7 +519,25 @@ impl Prepared {
     /// Why nothing runs, when the build failed on the student's side.
     pub fn not_run(&self) -> Option<&FailureKind> {
         match &self.run {
-            Run::Failed(kind) => Some(kind),
+            Run::Failed { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The whole story of why nothing runs (`the submission did not
+    /// compile:` and the compiler's output), when nothing does.
+    pub fn not_run_message(&self) -> Option<&str> {
+        match &self.run {
+            Run::Failed { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The course's grader and the program, when this is a console
+    /// program (`explain` and `shrink` walk it command by command).
+    pub fn console(&self) -> Option<(&ConsoleGrader, &ConsoleProgram)> {
+        match &self.run {
+            Run::Console { grader, program } => Some((grader, program)),
             _ => None,
         }
     }
@@ -446,7 +548,7 @@ impl Prepared {
         match &self.run {
             Run::Subjects(make) => Some(make()),
             Run::Reference(timeout) => Some(Box::new(EngineSubject::with_timeout(*timeout))),
-            Run::Console { .. } | Run::Failed(_) => None,
+            Run::Console { .. } | Run::Failed { .. } => None,
         }
     }
 
@@ -463,7 +565,7 @@ impl Prepared {
         mut on_result: impl FnMut(&ScenarioResult),
     ) -> Vec<ScenarioResult> {
         match &self.run {
-            Run::Failed(kind) => {
+            Run::Failed { kind, .. } => {
                 let mut results = Vec::new();
                 for f in found {
                     let r = runner::not_run(f, kind.clone());
@@ -568,10 +670,7 @@ mod tests {
     fn found(dir: &Path, name: &str, text: &str) -> Found {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        Found {
-            path,
-            rel: PathBuf::from(name),
-        }
+        Found::new(path, PathBuf::from(name))
     }
 
     const LAB3: &str = "1\n3 3\nw k 1 1\n~\nisValidScan\n";

@@ -2,7 +2,7 @@
 //! recursively for `*.txt` in sorted order, but for the coverage summary
 //! of a `chessgrade gen` suite (see [`is_gen_summary`]).
 
-use crate::scenario::Diagnostic;
+use crate::scenario::{Caps, Diagnostic};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -14,6 +14,24 @@ pub struct Found {
     /// lies under it, else relative to the folder argument it was found in
     /// (or its file name). Snapshots are keyed by this.
     pub rel: PathBuf,
+    /// The run's caps on what reading and running it may cost.
+    pub caps: Caps,
+}
+
+impl Found {
+    /// A scenario file named `rel`, under the default caps.
+    pub fn new(path: PathBuf, rel: PathBuf) -> Found {
+        Found {
+            path,
+            rel,
+            caps: Caps::default(),
+        }
+    }
+
+    /// Reads and parses the file under the run's input cap.
+    pub fn load(&self) -> Result<crate::scenario::Scenario, Diagnostic> {
+        crate::scenario::load_capped(&self.path, self.caps.input_bytes)
+    }
 }
 
 /// What a walk found: the scenario files, the paths that could not be
@@ -52,10 +70,10 @@ pub fn walk(paths: &[PathBuf], root: &Path) -> Discovery {
         match target {
             Ok(t) if t.is_file() => {
                 let fallback = arg.file_name().map_or(arg.clone(), PathBuf::from);
-                d.found.push(Found {
-                    rel: relative(arg, root).unwrap_or(fallback),
-                    path: arg.clone(),
-                });
+                d.found.push(Found::new(
+                    arg.clone(),
+                    relative(arg, root).unwrap_or(fallback),
+                ));
             }
             Ok(t) if t.is_dir() => walk_folder(arg, root, &mut d),
             Ok(t) => d.errors.push(Diagnostic::file(
@@ -109,10 +127,8 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
             if path.extension().is_some_and(|x| x == "txt") {
                 let path = path.to_path_buf();
                 let fallback = relative(&path, arg).unwrap_or_else(|| path.clone());
-                d.found.push(Found {
-                    rel: relative(&path, root).unwrap_or(fallback),
-                    path,
-                });
+                let rel = relative(&path, root).unwrap_or(fallback);
+                d.found.push(Found::new(path, rel));
             }
             continue;
         }

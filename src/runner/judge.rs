@@ -23,11 +23,11 @@ pub(super) fn judge(
     // The file's text, for quoting a step in a report: read again only
     // when something is reported (the parsed scenario does not keep it).
     let source = || {
-        crate::scenario::read_regular_file(&found.path, crate::scenario::max_input_bytes())
+        crate::scenario::read_regular_file(&found.path, found.caps.input_bytes)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default()
     };
-    if let Err(too_large) = crate::trace::check_size(scenario, crate::trace::max_trace_bytes()) {
+    if let Err(too_large) = crate::trace::check_size(scenario, found.caps.trace_bytes) {
         let source = source();
         let text = source
             .lines()

@@ -18,7 +18,7 @@ pub use select::{Selection, name_of};
 
 use crate::compare::Mismatch;
 use crate::engine::{BoardText, RuleSetId};
-use crate::scenario::{self, Diagnostic, Visibility};
+use crate::scenario::{Diagnostic, Visibility};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{Subject, SubjectError};
 use std::path::PathBuf;
@@ -226,7 +226,7 @@ pub fn run_one(
     mode: SnapshotMode,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let (points, visibility, verdict) = match scenario::load(&found.path) {
+    let (points, visibility, verdict) = match found.load() {
         Ok(s) => (
             s.points,
             s.directives.visibility,
@@ -247,7 +247,8 @@ pub fn run_one(
 /// The result for a scenario that could not even start because the whole
 /// submission failed (e.g. it did not compile).
 pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
-    let (points, visibility) = scenario::load(&found.path)
+    let (points, visibility) = found
+        .load()
         .map(|s| (s.points, s.directives.visibility))
         .unwrap_or((0, Visibility::Visible));
     ScenarioResult {

@@ -34,30 +34,42 @@ pub use parse::{parse, parse_bytes, shown};
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default cap on a scenario file's size: far above any real scenario
 /// (the largest bundled one is a few KiB), far below what hurts.
 pub const DEFAULT_MAX_INPUT_BYTES: u64 = 16 << 20;
 
-static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_BYTES);
-
-/// Sets the size cap [`load`] applies, process-wide (the CLI's
-/// `--max-input-mb`; set once before a run starts).
-pub fn set_max_input_bytes(bytes: u64) {
-    MAX_INPUT_BYTES.store(bytes, Ordering::Relaxed);
+/// What a scenario may cost the grader itself: the largest scenario file
+/// read and the largest trace it may produce (`--max-input-mb`,
+/// `--max-trace-mb`). A value of the run, carried by each scenario it
+/// finds ([`crate::runner::Found`]) and by its snapshot store, not a
+/// process-wide setting: two runs in one process may differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    pub input_bytes: u64,
+    pub trace_bytes: u64,
 }
 
-/// The size cap [`load`] applies.
-pub fn max_input_bytes() -> u64 {
-    MAX_INPUT_BYTES.load(Ordering::Relaxed)
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            trace_bytes: crate::trace::DEFAULT_MAX_TRACE_BYTES,
+        }
+    }
 }
 
-/// Reads and parses a scenario file under the process-wide size cap. Every
+/// Reads and parses a scenario file under the default size cap (see
+/// [`load_capped`]).
+pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
+    load_capped(path, DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Reads and parses a scenario file of at most `max` bytes. Every
 /// failure (missing file, not a regular file, too large, not UTF-8,
 /// malformed content) is a [`Diagnostic`] naming the file.
-pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
-    let bytes = read_regular_file(path, max_input_bytes())
+pub fn load_capped(path: &Path, max: u64) -> Result<Scenario, Diagnostic> {
+    let bytes = read_regular_file(path, max)
         .map_err(|why| Diagnostic::file(path, format!("cannot read scenario: {why}")))?;
     parse_bytes(&bytes).map_err(|d| d.with_path(path))
 }
@@ -69,8 +81,8 @@ pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
 /// the open handle (so a file swapped for a FIFO in between cannot block),
 /// and read through a `max + 1` byte window (so a file that grows, or lies
 /// about its size, cannot exhaust memory).
-pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path)?;
     check_kind(&meta)?;
     check_size(meta.len(), max)?;
     let file = {
@@ -78,23 +90,55 @@ pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-            .open(path)
-            .map_err(|e| e.to_string())?
+            .open(path)?
     };
-    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let meta = file.metadata()?;
     check_kind(&meta)?;
     let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     check_size(bytes.len() as u64, max)?;
     Ok(bytes)
 }
 
-fn check_kind(meta: &std::fs::Metadata) -> Result<(), String> {
+/// Why [`read_regular_file`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file cannot be opened or read.
+    Io(std::io::Error),
+    /// It is not a regular file: what it is ([`file_kind`]).
+    NotRegular(&'static str),
+    /// It is over the cap: its size (`None`: at least one byte over, found
+    /// while reading) and the cap.
+    TooLarge { len: Option<u64>, max: u64 },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::NotRegular(kind) => write!(f, "it is {kind}, not a regular file"),
+            ReadError::TooLarge { len, max } => write!(
+                f,
+                "the file is larger than the {} limit ({}; raise it with --max-input-mb)",
+                human_bytes(*max),
+                len.map_or("or more".to_string(), human_bytes)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+fn check_kind(meta: &std::fs::Metadata) -> Result<(), ReadError> {
     match file_kind(meta) {
         "a regular file" => Ok(()),
-        kind => Err(format!("it is {kind}, not a regular file")),
+        kind => Err(ReadError::NotRegular(kind)),
     }
 }
 
@@ -120,17 +164,11 @@ pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-fn check_size(len: u64, max: u64) -> Result<(), String> {
+fn check_size(len: u64, max: u64) -> Result<(), ReadError> {
     if len > max {
-        return Err(format!(
-            "the file is larger than the {} limit ({}; raise it with --max-input-mb)",
-            human_bytes(max),
-            if len == max + 1 {
-                "or more".to_string()
-            } else {
-                human_bytes(len)
-            }
-        ));
+        // Read through a `max + 1` window: one byte over is all we know.
+        let len = (len != max + 1).then_some(len);
+        return Err(ReadError::TooLarge { len, max });
     }
     Ok(())
 }
@@ -165,15 +203,32 @@ mod tests {
         std::fs::write(&file, "1\n1 1\n~\n").unwrap();
         assert_eq!(read_regular_file(&file, 100).unwrap().len(), 8);
         let e = read_regular_file(&file, 4).unwrap_err();
-        assert!(e.contains("larger than the 4 bytes limit"), "{e}");
+        assert!(
+            matches!(
+                e,
+                ReadError::TooLarge {
+                    len: Some(8),
+                    max: 4
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("larger than the 4 bytes limit"),
+            "{e}"
+        );
         let e = read_regular_file(dir.path(), 100).unwrap_err();
-        assert!(e.contains("a folder, not a regular file"), "{e}");
+        assert!(matches!(e, ReadError::NotRegular("a folder")), "{e:?}");
+        assert!(
+            e.to_string().contains("a folder, not a regular file"),
+            "{e}"
+        );
         let e = read_regular_file(Path::new("/dev/zero"), 100).unwrap_err();
-        assert!(e.contains("character device"), "{e}");
+        assert!(e.to_string().contains("character device"), "{e}");
         let fifo = dir.path().join("p.txt");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let e = read_regular_file(&fifo, 100).unwrap_err();
-        assert!(e.contains("FIFO"), "{e}");
+        assert!(e.to_string().contains("FIFO"), "{e}");
         assert_eq!(human_bytes(16 << 20), "16 MiB");
         assert_eq!(human_bytes(1536), "1.5 KiB");
     }

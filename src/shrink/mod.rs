@@ -140,7 +140,7 @@ impl<'a> Shrinker<'a> {
         store
             .accept(&rel, &Snapshot::new(&rel, &expected))
             .map_err(io)?;
-        let found = Found { path, rel };
+        let found = Found::new(path, rel);
         match (self.judge)(&parsed, &found, &store) {
             Some(result) => signature(&parsed, result),
             None => Ok(None),

@@ -122,11 +122,24 @@ fn normalize(body: &str) -> String {
 #[derive(Clone, Debug)]
 pub struct SnapshotStore {
     dir: PathBuf,
+    /// The run's trace cap: no snapshot larger than it (and its header)
+    /// is read.
+    max_trace_bytes: u64,
 }
 
 impl SnapshotStore {
+    /// The store in `dir`, reading snapshots up to the default trace cap.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        SnapshotStore { dir: dir.into() }
+        SnapshotStore {
+            dir: dir.into(),
+            max_trace_bytes: crate::trace::DEFAULT_MAX_TRACE_BYTES,
+        }
+    }
+
+    /// The same store under the run's trace cap (`--max-trace-mb`).
+    pub fn with_max_trace_bytes(mut self, bytes: u64) -> Self {
+        self.max_trace_bytes = bytes;
+        self
     }
 
     /// The `.snap` path for a scenario whose path relative to the scenario
@@ -191,7 +204,7 @@ impl SnapshotStore {
                 Err(e) => return Err(e),
                 Ok(_) => {}
             }
-            let max = crate::trace::max_trace_bytes().saturating_add(64 << 10);
+            let max = self.max_trace_bytes.saturating_add(64 << 10);
             let bytes =
                 crate::scenario::read_regular_file(&path, max).map_err(std::io::Error::other)?;
             let text = String::from_utf8(bytes)

@@ -28,8 +28,8 @@
 
 //!
 //! A trace grows with its steps, and a board-printing step on a 256x256
-//! board adds 64 KiB: a trace has a size cap ([`set_max_trace_bytes`],
-//! default 64 MiB), checked before a scenario runs from the size its
+//! board adds 64 KiB: a trace has a size cap (the run's
+//! [`Caps`](crate::scenario::Caps), default 64 MiB), checked before a scenario runs from the size its
 //! boards alone will take ([`check_size`]), so memory stays bounded and a
 //! scenario over the cap is refused with the line where it crosses it.
 //! Traces are written out entry by entry ([`Trace::write_to`]), never as
@@ -39,22 +39,9 @@ use crate::domain::{Dims, Square};
 use crate::engine::{BoardText, GameStatus, MoveError, Scores};
 use crate::scenario::{Scenario, StepKind};
 use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default cap on a trace's size.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 64 << 20;
-
-static MAX_TRACE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_TRACE_BYTES);
-
-/// Sets the trace size cap, process-wide (the CLI's `--max-trace-mb`).
-pub fn set_max_trace_bytes(bytes: u64) {
-    MAX_TRACE_BYTES.store(bytes, Ordering::Relaxed);
-}
-
-/// The trace size cap.
-pub fn max_trace_bytes() -> u64 {
-    MAX_TRACE_BYTES.load(Ordering::Relaxed)
-}
 
 /// A scenario whose trace would be larger than the cap.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -634,3 +634,33 @@ fn a_console_class_builds_each_upload_with_the_build_command_and_program() {
         "{eve}"
     );
 }
+
+/// A reader that stops early (`grade --class ... | head`) closes stdout:
+/// the class is still graded to the end, every report is written and the
+/// exit code is the verdict's (1: nobody passes), not a panic's 101.
+#[test]
+fn a_closed_stdout_does_not_stop_a_class() {
+    let class = tempfile::tempdir().unwrap();
+    for s in ["a", "b", "c"] {
+        std::fs::create_dir(class.path().join(s)).unwrap();
+    }
+    let reports = tempfile::tempdir().unwrap();
+    let mut child = helpers::command(root())
+        .args(["grade", "--class"])
+        .arg(class.path())
+        .args(["--filter", "lab3/pawns", "--color", "never", "--output-dir"])
+        .arg(reports.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader is gone before the first line is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for s in ["a", "b", "c"] {
+        assert!(reports.path().join(format!("{s}.txt")).is_file(), "{s}");
+    }
+}
