@@ -103,6 +103,15 @@ impl<S: SquareSet> Sets<S> {
         self.role[piece.role as usize] ^= bit;
     }
 
+    /// `piece` leaves square `from` for square `to`, which may be the
+    /// same (then nothing changes).
+    #[inline(always)]
+    fn shift(&mut self, piece: Piece, from: usize, to: usize) {
+        let bits = S::single(from) ^ S::single(to);
+        self.color[piece.color as usize] ^= bits;
+        self.role[piece.role as usize] ^= bits;
+    }
+
     /// The pieces of `color` and `role`.
     #[inline(always)]
     pub fn of(&self, color: Color, role: Role) -> S {
@@ -319,6 +328,54 @@ impl Board {
             sets.color[c.color as usize] ^= 1 << to;
             sets.role[c.role as usize] ^= 1 << to;
         }
+    }
+
+    /// Castling on a board of one-word sets: the king on `from` goes to
+    /// `to` and the rook on `rook_from` to `rook_to` (the four squares may
+    /// overlap in Chess960-like setups: both are lifted before either is
+    /// put down). `Some(king)` as moved; `None`, with nothing changed, on
+    /// any other board, when `from` is empty or when no rook of the king's
+    /// colour stands on `rook_from`.
+    #[inline]
+    pub(super) fn castle_small(
+        &mut self,
+        [from, to, rook_from, rook_to]: [usize; 4],
+    ) -> Option<Piece> {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return None;
+        };
+        let king = self.squares[from]?;
+        let rook = Piece::new(king.color, Role::Rook);
+        if self.squares[rook_from] != Some(rook) {
+            return None;
+        }
+        self.squares[from] = None;
+        self.squares[rook_from] = None;
+        self.squares[to] = Some(king);
+        self.squares[rook_to] = Some(rook);
+        sets.shift(king, from, to);
+        sets.shift(rook, rook_from, rook_to);
+        Some(king)
+    }
+
+    /// Takes back [`Board::castle_small`]`(squares)`, which moved `king`
+    /// and its rook.
+    #[inline]
+    pub(super) fn uncastle_small(
+        &mut self,
+        [from, to, rook_from, rook_to]: [usize; 4],
+        king: Piece,
+    ) {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return;
+        };
+        let rook = Piece::new(king.color, Role::Rook);
+        self.squares[to] = None;
+        self.squares[rook_to] = None;
+        self.squares[from] = Some(king);
+        self.squares[rook_from] = Some(rook);
+        sets.shift(king, to, from);
+        sets.shift(rook, rook_to, rook_from);
     }
 
     /// [`Board::carry_at`] for the index kinds whose boards are slower
