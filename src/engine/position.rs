@@ -280,11 +280,13 @@ pub struct UndoRecord {
 /// [`UndoRecord::small`] of a move played the general way.
 const NOT_SMALL: u32 = u32::MAX;
 
-/// [`UndoRecord::small`] of a castling on a board of at most 64 squares
-/// ([`Board::castle_small`]): above every pair of indices, below
-/// [`NOT_SMALL`], so undo's one test for the common move sends it to the
-/// out-of-line path, which tells the two apart.
-const CASTLED: u32 = u32::MAX - 1;
+/// [`UndoRecord::small`] of a castling, a promotion or an en-passant
+/// capture on a board of at most 64 squares ([`Board::castle_small`],
+/// [`Board::promote_small`], [`Board::en_passant_small`]): above every
+/// pair of indices, below [`NOT_SMALL`], so undo's one test for the common
+/// move sends it to the out-of-line path, which tells them apart by the
+/// move's kind.
+const SPECIAL: u32 = u32::MAX - 1;
 
 impl UndoRecord {
     /// The move this record takes back (play it again to redo).
@@ -680,27 +682,41 @@ impl Position {
         record
     }
 
-    /// The rest of [`Position::play`] once [`Board::castle_small`] has
-    /// moved `king` and its rook over `squares` (from, to, rook from, rook
-    /// to): the king's move drops its side's rights, and any others whose
-    /// rook square it touched, as [`CastlingRights::after`] would.
-    fn after_small_castle(&mut self, mv: Move, squares: [usize; 4], king: Piece) -> UndoRecord {
+    /// The rest of [`Position::play`] once a castling, a promotion or an
+    /// en-passant capture has been played on the board's short path:
+    /// `mover` moved and took `captured`, and `bits` are the squares whose
+    /// untouched flags the general path clears (from, to, and a castle's
+    /// rook squares), which are also those whose rights it drops (with
+    /// both of the mover's if it is a king), as [`CastlingRights::after`]
+    /// does.
+    fn after_small_special(
+        &mut self,
+        mv: Move,
+        bits: u64,
+        mover: Piece,
+        captured: Option<Piece>,
+    ) -> UndoRecord {
         let record = UndoRecord {
             state: self.state,
             untouched_cells: CellsUndo::default(),
             mv,
-            mover: Some(king),
-            captured: None,
-            small: CASTLED,
+            mover: Some(mover),
+            captured,
+            small: SPECIAL,
         };
-        let bits = squares.iter().fold(0u64, |bits, &i| bits | 1 << i);
-        self.state.untouched.clear_low(bits);
-        if !self.state.castling.is_empty() {
-            self.drop_rights_small(bits, king);
+        let state = &mut self.state;
+        state.untouched.clear_low(bits);
+        if state.rook_squares & bits != 0
+            || (mover.role == Role::King && !state.castling.is_empty())
+        {
+            self.drop_rights_small(bits, mover);
         }
         let state = &mut self.state;
         state.en_passant = EnPassant::NONE;
-        state.halfmove_clock = state.halfmove_clock.saturating_add(1);
+        state.halfmove_clock = match mover.role == Role::Pawn || captured.is_some() {
+            true => 0,
+            false => state.halfmove_clock.saturating_add(1),
+        };
         state.ply += 1;
         record
     }
@@ -761,11 +777,30 @@ impl Position {
     #[inline(never)]
     fn play_general(&mut self, mv: Move, from: usize, to: usize) -> UndoRecord {
         let dims = self.dims();
-        if let MoveKind::Castle { rook_from, rook_to } = mv.kind {
-            let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
-            if let Some(king) = self.board.castle_small(squares) {
-                return self.after_small_castle(mv, squares, king);
+        // The other kinds on a board of at most 64 squares: square indices
+        // below 64, and untouched flags as the state's bits.
+        let bit = |i: usize| 1u64 << (i % 64);
+        match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => {
+                let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+                if let Some(king) = self.board.castle_small(squares) {
+                    let bits = squares.iter().fold(0, |bits, &i| bits | bit(i));
+                    return self.after_small_special(mv, bits, king, None);
+                }
             }
+            MoveKind::Promotion(role) => {
+                if let Some((pawn, captured)) = self.board.promote_small(from, to, role) {
+                    return self.after_small_special(mv, bit(from) | bit(to), pawn, captured);
+                }
+            }
+            MoveKind::EnPassant { captured } => {
+                let at = dims.index(captured);
+                if let Some((pawn, taken)) = self.board.en_passant_small(from, to, at) {
+                    let bits = bit(from) | bit(to);
+                    return self.after_small_special(mv, bits, pawn, Some(taken));
+                }
+            }
+            MoveKind::Normal | MoveKind::DoubleStep => {}
         }
         let mover = self.board.at(from);
         let old_state = self.state;
@@ -820,7 +855,7 @@ impl Position {
     #[inline(always)]
     pub fn undo(&mut self, record: UndoRecord) {
         match record.mover {
-            Some(mover) if record.small < CASTLED => {
+            Some(mover) if record.small < SPECIAL => {
                 let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
                 self.board.uncarry_small(from, to, mover, record.captured);
             }
@@ -836,11 +871,23 @@ impl Position {
         let mv = record.mv;
         let dims = self.dims();
         let (from, to) = (dims.index(mv.from), dims.index(mv.to));
-        if let (CASTLED, Some(king), MoveKind::Castle { rook_from, rook_to }) =
-            (record.small, record.mover, mv.kind)
-        {
-            let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
-            return self.board.uncastle_small(squares, king);
+        if let (SPECIAL, Some(mover)) = (record.small, record.mover) {
+            // Played by the board's short path for its kind (carries never
+            // are: they have their own).
+            return match (mv.kind, record.captured) {
+                (MoveKind::Castle { rook_from, rook_to }, _) => {
+                    let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+                    self.board.uncastle_small(squares, mover)
+                }
+                (MoveKind::Promotion(role), captured) => {
+                    self.board.unpromote_small(from, to, mover, captured, role)
+                }
+                (MoveKind::EnPassant { captured }, Some(taken)) => {
+                    let at = dims.index(captured);
+                    self.board.un_en_passant_small(from, to, at, mover, taken)
+                }
+                _ => {}
+            };
         }
         match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => {
