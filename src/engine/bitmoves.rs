@@ -463,14 +463,12 @@ impl<'a, S: SquareSet> Side<'a, S> {
             return;
         }
         let at = |col: u16| dims.at(home, col);
-        let bit = |col: u16| S::single(g.index(at(col)));
+        // The index of the home row's first square: a column's square is
+        // that plus the column (no multiplication a square).
+        let row_start = k - king.col() as usize;
+        let index = |col: u16| row_start + col as usize;
+        let bit = |col: u16| S::single(index(col));
         let span = |a: u16, b: u16| a.min(b)..=a.max(b);
-        // The home row's squares from column a to column b, both included:
-        // the bits below the higher one's, less those below the lower one's.
-        let span_set = |a: u16, b: u16| {
-            let (low, high) = (bit(a.min(b)), bit(a.max(b)));
-            high.minus(low) | high
-        };
         let lifted = self.occupied ^ S::single(k);
         for side in [CastleSide::King, CastleSide::Queen] {
             let Some(rook_col) = castling_rook_col(*ctx, dims, king, color, side) else {
@@ -483,9 +481,13 @@ impl<'a, S: SquareSet> Side<'a, S> {
             let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
                 continue;
             };
-            let path = (span_set(king.col(), king_to) | span_set(rook_col, rook_to))
-                & !S::single(k)
-                & !rook;
+            // The king's span and the rook's touch (their landing squares
+            // are neighbours), so together they are one run of the home
+            // row, from its lowest column to its highest: the bits below
+            // the highest one's, less those below the lowest one's.
+            let low = king.col().min(king_to).min(rook_col).min(rook_to);
+            let high = bit(king.col().max(king_to).max(rook_col).max(rook_to));
+            let path = (high.minus(bit(low)) | high) & !S::single(k) & !rook;
             if (path & self.occupied).any() {
                 continue;
             }
@@ -493,13 +495,13 @@ impl<'a, S: SquareSet> Side<'a, S> {
             // lifted (its landing square is judged below, with the rook moved).
             let safe_passage = span(king.col(), king_to)
                 .filter(|&c| c != king_to || c == king.col())
-                .all(|c| !self.attacked(g.index(at(c)), lifted, self.them));
+                .all(|c| !self.attacked(index(c), lifted, self.them));
             if !safe_passage {
                 continue;
             }
             if guarded {
                 let after = (lifted & !rook) | bit(king_to) | bit(rook_to);
-                if self.attacked(g.index(at(king_to)), after, self.them) {
+                if self.attacked(index(king_to), after, self.them) {
                     continue;
                 }
             }

@@ -103,6 +103,15 @@ impl<S: SquareSet> Sets<S> {
         self.role[piece.role as usize] ^= bit;
     }
 
+    /// `piece` leaves square `from` for square `to`, which may be the
+    /// same (then nothing changes).
+    #[inline(always)]
+    fn shift(&mut self, piece: Piece, from: usize, to: usize) {
+        let bits = S::single(from) ^ S::single(to);
+        self.color[piece.color as usize] ^= bits;
+        self.role[piece.role as usize] ^= bits;
+    }
+
     /// The pieces of `color` and `role`.
     #[inline(always)]
     pub fn of(&self, color: Color, role: Role) -> S {
@@ -319,6 +328,151 @@ impl Board {
             sets.color[c.color as usize] ^= 1 << to;
             sets.role[c.role as usize] ^= 1 << to;
         }
+    }
+
+    /// Castling on a board of one-word sets: the king on `from` goes to
+    /// `to` and the rook on `rook_from` to `rook_to` (the four squares may
+    /// overlap in Chess960-like setups: both are lifted before either is
+    /// put down). `Some(king)` as moved; `None`, with nothing changed, on
+    /// any other board, when `from` is empty or when no rook of the king's
+    /// colour stands on `rook_from`.
+    #[inline]
+    pub(super) fn castle_small(
+        &mut self,
+        [from, to, rook_from, rook_to]: [usize; 4],
+    ) -> Option<Piece> {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return None;
+        };
+        let king = self.squares[from]?;
+        let rook = Piece::new(king.color, Role::Rook);
+        if self.squares[rook_from] != Some(rook) {
+            return None;
+        }
+        self.squares[from] = None;
+        self.squares[rook_from] = None;
+        self.squares[to] = Some(king);
+        self.squares[rook_to] = Some(rook);
+        sets.shift(king, from, to);
+        sets.shift(rook, rook_from, rook_to);
+        Some(king)
+    }
+
+    /// Takes back [`Board::castle_small`]`(squares)`, which moved `king`
+    /// and its rook.
+    #[inline]
+    pub(super) fn uncastle_small(
+        &mut self,
+        [from, to, rook_from, rook_to]: [usize; 4],
+        king: Piece,
+    ) {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return;
+        };
+        let rook = Piece::new(king.color, Role::Rook);
+        self.squares[to] = None;
+        self.squares[rook_to] = None;
+        self.squares[from] = Some(king);
+        self.squares[rook_from] = Some(rook);
+        sets.shift(king, to, from);
+        sets.shift(rook, rook_to, rook_from);
+    }
+
+    /// A promotion on a board of one-word sets: the pawn on `from` goes to
+    /// `to`, taking whatever stood there, and becomes a `role`.
+    /// `Some((pawn, captured))`; `None`, with nothing changed, on any other
+    /// board or when `from` is empty or is `to`.
+    #[inline]
+    pub(super) fn promote_small(
+        &mut self,
+        from: usize,
+        to: usize,
+        role: Role,
+    ) -> Option<(Piece, Option<Piece>)> {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return None;
+        };
+        let pawn = self.squares[from].filter(|_| from != to)?;
+        let promoted = Piece::new(pawn.color, role);
+        let captured = self.squares[to].replace(promoted);
+        self.squares[from] = None;
+        if let Some(c) = captured {
+            sets.toggle(to, c);
+        }
+        sets.toggle(from, pawn);
+        sets.toggle(to, promoted);
+        Some((pawn, captured))
+    }
+
+    /// Takes back [`Board::promote_small`]`(from, to, role)`, which moved
+    /// `pawn` and took `captured`.
+    #[inline]
+    pub(super) fn unpromote_small(
+        &mut self,
+        from: usize,
+        to: usize,
+        pawn: Piece,
+        captured: Option<Piece>,
+        role: Role,
+    ) {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return;
+        };
+        self.squares[from] = Some(pawn);
+        self.squares[to] = captured;
+        sets.toggle(to, Piece::new(pawn.color, role));
+        sets.toggle(from, pawn);
+        if let Some(c) = captured {
+            sets.toggle(to, c);
+        }
+    }
+
+    /// An en-passant capture on a board of one-word sets: the pawn on
+    /// `from` goes to `to` (empty) and takes the piece on `at`.
+    /// `Some((pawn, taken))`; `None`, with nothing changed, on any other
+    /// board, when `from` or `at` is empty or `to` is not, or when the
+    /// three squares are not distinct.
+    #[inline]
+    pub(super) fn en_passant_small(
+        &mut self,
+        from: usize,
+        to: usize,
+        at: usize,
+    ) -> Option<(Piece, Piece)> {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return None;
+        };
+        if from == to || from == at || to == at || self.squares[to].is_some() {
+            return None;
+        }
+        let (pawn, taken) = (self.squares[from]?, self.squares[at]?);
+        self.squares[from] = None;
+        self.squares[at] = None;
+        self.squares[to] = Some(pawn);
+        sets.shift(pawn, from, to);
+        sets.toggle(at, taken);
+        Some((pawn, taken))
+    }
+
+    /// Takes back [`Board::en_passant_small`]`(from, to, at)`, which moved
+    /// `pawn` and took `taken`.
+    #[inline]
+    pub(super) fn un_en_passant_small(
+        &mut self,
+        from: usize,
+        to: usize,
+        at: usize,
+        pawn: Piece,
+        taken: Piece,
+    ) {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return;
+        };
+        self.squares[to] = None;
+        self.squares[from] = Some(pawn);
+        self.squares[at] = Some(taken);
+        sets.shift(pawn, to, from);
+        sets.toggle(at, taken);
     }
 
     /// [`Board::carry_at`] for the index kinds whose boards are slower

@@ -173,8 +173,12 @@ struct State {
     rook_squares: u64,
     en_passant: EnPassant,
     halfmove_clock: u32,
-    fullmove_number: u32,
-    turn: Color,
+    /// The side to move and the fullmove number in one word: twice the
+    /// number, plus one when Black is to move. A move adds one (which
+    /// passes the turn and, after Black's move, counts the next full
+    /// move): one addition where the turn and the clock took a load, a
+    /// test and two stores each.
+    ply: u64,
     /// The untouched flags of a board of at most 128 squares: a move
     /// clears its squares' bits, and undo's copy of the state puts them
     /// back.
@@ -193,6 +197,25 @@ fn rook_bit(color: Color, col: u16, dims: Dims) -> u64 {
 }
 
 impl State {
+    #[inline(always)]
+    fn turn(&self) -> Color {
+        match self.ply & 1 {
+            0 => Color::White,
+            _ => Color::Black,
+        }
+    }
+
+    #[inline(always)]
+    fn set_turn(&mut self, color: Color) {
+        self.ply = (self.ply & !1) | (color == Color::Black) as u64;
+    }
+
+    /// The fullmove number (past `u32::MAX`, which no game reaches, it
+    /// stays there).
+    fn fullmove_number(&self) -> u32 {
+        u32::try_from(self.ply >> 1).unwrap_or(u32::MAX)
+    }
+
     /// Sets the rights, and the rook squares that go with them.
     fn set_castling(&mut self, rights: CastlingRights, dims: Dims) {
         self.castling = rights;
@@ -256,6 +279,14 @@ pub struct UndoRecord {
 
 /// [`UndoRecord::small`] of a move played the general way.
 const NOT_SMALL: u32 = u32::MAX;
+
+/// [`UndoRecord::small`] of a castling, a promotion or an en-passant
+/// capture on a board of at most 64 squares ([`Board::castle_small`],
+/// [`Board::promote_small`], [`Board::en_passant_small`]): above every
+/// pair of indices, below [`NOT_SMALL`], so undo's one test for the common
+/// move sends it to the out-of-line path, which tells them apart by the
+/// move's kind.
+const SPECIAL: u32 = u32::MAX - 1;
 
 impl UndoRecord {
     /// The move this record takes back (play it again to redo).
@@ -350,8 +381,7 @@ impl Position {
                 rook_squares: 0,
                 en_passant: EnPassant::NONE,
                 halfmove_clock: 0,
-                fullmove_number: 1,
-                turn: Color::White,
+                ply: 2,
                 untouched: UntouchedBits::new(dims.len()),
             },
         }
@@ -391,17 +421,17 @@ impl Position {
     }
 
     pub fn turn(&self) -> Color {
-        self.state.turn
+        self.state.turn()
     }
 
     pub fn set_turn(&mut self, color: Color) {
-        self.state.turn = color;
+        self.state.set_turn(color);
     }
 
     /// A forfeited turn (CUHK's machine player found no move): the other
     /// side moves next; no en passant survives a pass.
     pub fn pass_turn(&mut self) {
-        self.state.turn = self.state.turn.opponent();
+        self.state.ply ^= 1;
         self.state.en_passant = EnPassant::NONE;
     }
 
@@ -431,12 +461,12 @@ impl Position {
 
     /// Starts at 1 and grows after each Black move.
     pub fn fullmove_number(&self) -> u32 {
-        self.state.fullmove_number
+        self.state.fullmove_number()
     }
 
     pub fn set_clocks(&mut self, halfmove_clock: u32, fullmove_number: u32) {
         self.state.halfmove_clock = halfmove_clock;
-        self.state.fullmove_number = fullmove_number;
+        self.state.ply = 2 * fullmove_number as u64 + (self.state.ply & 1);
     }
 
     pub fn board_text(&self) -> BoardText {
@@ -487,7 +517,7 @@ impl Position {
                 cells: untouched_cells,
             },
         };
-        movegen::legal_moves(board, ctx, &[state.turn], Scope::All, out);
+        movegen::legal_moves(board, ctx, &[state.turn()], Scope::All, out);
     }
 
     /// The legal moves of `colors` within `scope`: by the set-based
@@ -502,7 +532,7 @@ impl Position {
     }
 
     fn may_move_now(&self, color: Color) -> bool {
-        !self.rules.validity_checks_turn || color == self.state.turn
+        !self.rules.validity_checks_turn || color == self.state.turn()
     }
 
     /// Every valid move on the board, sorted by (from, to) row-major: what an
@@ -511,7 +541,7 @@ impl Position {
     /// promotion is listed once per role it may promote to.
     pub fn valid_moves(&self) -> Vec<Move> {
         let colors = match self.rules.validity_checks_turn {
-            true => &[self.state.turn][..],
+            true => &[self.state.turn()][..],
             false => &[Color::Black, Color::White][..],
         };
         self.generate_on_copy(colors, Scope::AllSorted)
@@ -519,14 +549,14 @@ impl Position {
 
     /// The legal moves of the side to move, sorted by (from, to) row-major.
     pub fn legal_moves(&self) -> Vec<Move> {
-        self.generate_on_copy(&[self.state.turn], Scope::AllSorted)
+        self.generate_on_copy(&[self.state.turn()], Scope::AllSorted)
     }
 
     /// The legal moves of the side to move into `out` (cleared first), in
     /// generation order: the moves of [`Position::legal_moves`] without its
     /// sort and, once `out` has grown, without an allocation.
     pub fn legal_moves_into(&self, out: &mut MoveList) {
-        let colors = [self.state.turn];
+        let colors = [self.state.turn()];
         if !movegen::fast_legal_moves(
             &self.board,
             self.context(),
@@ -542,7 +572,7 @@ impl Position {
     /// How many legal moves the side to move has (what perft counts on its
     /// last ply), without listing them where the set-based generator applies.
     pub fn count_legal_moves(&self) -> u64 {
-        movegen::count_legal_moves(&self.board, self.context(), self.state.turn)
+        movegen::count_legal_moves(&self.board, self.context(), self.state.turn())
             .unwrap_or_else(|| self.legal_moves().len() as u64)
     }
 
@@ -581,7 +611,7 @@ impl Position {
         let Some(mv) = self.find_move(from, to, None) else {
             return false;
         };
-        if self.board.get(mv.from).map(|p| p.color) != Some(self.state.turn) {
+        if self.board.get(mv.from).map(|p| p.color) != Some(self.state.turn()) {
             return false;
         }
         self.play(mv);
@@ -648,9 +678,46 @@ impl Position {
             true => 0,
             false => state.halfmove_clock.saturating_add(1),
         };
-        let black = state.turn == Color::Black;
-        state.fullmove_number = state.fullmove_number.saturating_add(black as u32);
-        state.turn = state.turn.opponent();
+        state.ply += 1;
+        record
+    }
+
+    /// The rest of [`Position::play`] once a castling, a promotion or an
+    /// en-passant capture has been played on the board's short path:
+    /// `mover` moved and took `captured`, and `bits` are the squares whose
+    /// untouched flags the general path clears (from, to, and a castle's
+    /// rook squares), which are also those whose rights it drops (with
+    /// both of the mover's if it is a king), as [`CastlingRights::after`]
+    /// does.
+    fn after_small_special(
+        &mut self,
+        mv: Move,
+        bits: u64,
+        mover: Piece,
+        captured: Option<Piece>,
+    ) -> UndoRecord {
+        let record = UndoRecord {
+            state: self.state,
+            untouched_cells: CellsUndo::default(),
+            mv,
+            mover: Some(mover),
+            captured,
+            small: SPECIAL,
+        };
+        let state = &mut self.state;
+        state.untouched.clear_low(bits);
+        if state.rook_squares & bits != 0
+            || (mover.role == Role::King && !state.castling.is_empty())
+        {
+            self.drop_rights_small(bits, mover);
+        }
+        let state = &mut self.state;
+        state.en_passant = EnPassant::NONE;
+        state.halfmove_clock = match mover.role == Role::Pawn || captured.is_some() {
+            true => 0,
+            false => state.halfmove_clock.saturating_add(1),
+        };
+        state.ply += 1;
         record
     }
 
@@ -673,14 +740,20 @@ impl Position {
     #[inline(never)]
     fn drop_rights_small(&mut self, bits: u64, mover: Piece) {
         let dims = self.dims();
+        let cols = dims.cols();
+        // The index of each colour's first home-row square (`rook_bit`
+        // without a multiplication a right).
+        let first = [0, (dims.rows() - 1) as usize * cols as usize];
         let state = &mut self.state;
         for color in [Color::Black, Color::White] {
             let king_moved = mover.role == Role::King && mover.color == color;
             for slot in &mut state.castling.rooks[color as usize] {
-                if *slot == CastlingRights::NO_ROOK {
-                    continue;
-                }
-                let rook = rook_bit(color, *slot, dims);
+                // `NO_ROOK` is past every board, like any column that
+                // names no square: no bit, so only a king's move drops it.
+                let rook = match *slot < cols {
+                    true => 1 << (first[color as usize] + *slot as usize),
+                    false => 0,
+                };
                 if king_moved || rook & bits != 0 {
                     *slot = CastlingRights::NO_ROOK;
                     state.rook_squares &= !rook;
@@ -704,6 +777,31 @@ impl Position {
     #[inline(never)]
     fn play_general(&mut self, mv: Move, from: usize, to: usize) -> UndoRecord {
         let dims = self.dims();
+        // The other kinds on a board of at most 64 squares: square indices
+        // below 64, and untouched flags as the state's bits.
+        let bit = |i: usize| 1u64 << (i % 64);
+        match mv.kind {
+            MoveKind::Castle { rook_from, rook_to } => {
+                let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+                if let Some(king) = self.board.castle_small(squares) {
+                    let bits = squares.iter().fold(0, |bits, &i| bits | bit(i));
+                    return self.after_small_special(mv, bits, king, None);
+                }
+            }
+            MoveKind::Promotion(role) => {
+                if let Some((pawn, captured)) = self.board.promote_small(from, to, role) {
+                    return self.after_small_special(mv, bit(from) | bit(to), pawn, captured);
+                }
+            }
+            MoveKind::EnPassant { captured } => {
+                let at = dims.index(captured);
+                if let Some((pawn, taken)) = self.board.en_passant_small(from, to, at) {
+                    let bits = bit(from) | bit(to);
+                    return self.after_small_special(mv, bits, pawn, Some(taken));
+                }
+            }
+            MoveKind::Normal | MoveKind::DoubleStep => {}
+        }
         let mover = self.board.at(from);
         let old_state = self.state;
         let (captured, untouched_cells) = match mv.kind {
@@ -747,10 +845,7 @@ impl Position {
         } else {
             state.halfmove_clock.saturating_add(1)
         };
-        if state.turn == Color::Black {
-            state.fullmove_number = state.fullmove_number.saturating_add(1);
-        }
-        state.turn = state.turn.opponent();
+        state.ply += 1;
         record
     }
 
@@ -760,7 +855,7 @@ impl Position {
     #[inline(always)]
     pub fn undo(&mut self, record: UndoRecord) {
         match record.mover {
-            Some(mover) if record.small != NOT_SMALL => {
+            Some(mover) if record.small < SPECIAL => {
                 let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
                 self.board.uncarry_small(from, to, mover, record.captured);
             }
@@ -776,6 +871,24 @@ impl Position {
         let mv = record.mv;
         let dims = self.dims();
         let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        if let (SPECIAL, Some(mover)) = (record.small, record.mover) {
+            // Played by the board's short path for its kind (carries never
+            // are: they have their own).
+            return match (mv.kind, record.captured) {
+                (MoveKind::Castle { rook_from, rook_to }, _) => {
+                    let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+                    self.board.uncastle_small(squares, mover)
+                }
+                (MoveKind::Promotion(role), captured) => {
+                    self.board.unpromote_small(from, to, mover, captured, role)
+                }
+                (MoveKind::EnPassant { captured }, Some(taken)) => {
+                    let at = dims.index(captured);
+                    self.board.un_en_passant_small(from, to, at, mover, taken)
+                }
+                _ => {}
+            };
+        }
         match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => {
                 match record.mover {
@@ -800,10 +913,10 @@ impl Position {
     }
     /// Is some king of the side to move attacked?
     pub fn in_check(&self) -> bool {
-        let enemy = self.state.turn.opponent();
+        let enemy = self.state.turn().opponent();
         self.board
             .pieces()
-            .filter(|&(_, p)| p == Piece::new(self.state.turn, Role::King))
+            .filter(|&(_, p)| p == Piece::new(self.state.turn(), Role::King))
             .any(|(sq, _)| super::attacks::is_attacked(&self.board, sq, enemy))
     }
 
@@ -817,7 +930,7 @@ impl Position {
             }
         } else if self.in_check() {
             GameStatus::Checkmate {
-                winner: self.state.turn.opponent(),
+                winner: self.state.turn().opponent(),
             }
         } else {
             GameStatus::Stalemate
@@ -884,7 +997,7 @@ impl Position {
         };
         if depth == 1
             && let Some(n) =
-                movegen::count_legal_moves(&self.board, self.context(), self.state.turn)
+                movegen::count_legal_moves(&self.board, self.context(), self.state.turn())
         {
             return n;
         }
@@ -900,7 +1013,7 @@ impl Position {
             for &mv in moves.iter() {
                 let record = self.play(mv);
                 let count =
-                    movegen::count_legal_moves(&self.board, self.context(), self.state.turn);
+                    movegen::count_legal_moves(&self.board, self.context(), self.state.turn());
                 nodes += match count {
                     Some(n) => n,
                     // Not on the set path: list them (as perft_inner(1)
