@@ -269,6 +269,28 @@ impl Tree {
         }
     }
 
+    /// The resident memory of the leader and every other live process of
+    /// the sandbox, in bytes (shared pages counted in each process).
+    pub fn resident_bytes(&self) -> u64 {
+        let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .map_or(4096, |p| p as u64);
+        let resident = |pid: i32| -> u64 {
+            std::fs::read_to_string(format!("/proc/{pid}/statm"))
+                .ok()
+                .and_then(|t| t.split_ascii_whitespace().nth(1)?.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        let others: u64 = self
+            .members(false)
+            .iter()
+            .filter(|p| !p.zombie())
+            .map(|p| resident(p.pid))
+            .sum();
+        (resident(self.leader.as_raw()) + others).saturating_mul(page)
+    }
+
     /// Is any process of the sandbox (the leader aside) still running?
     #[cfg(test)]
     pub fn any_alive(&self) -> bool {
