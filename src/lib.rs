@@ -14,6 +14,7 @@ pub mod domain;
 pub mod engine;
 pub mod explain;
 pub mod r#gen;
+pub mod memcheck;
 pub mod protocol;
 pub mod report;
 pub mod runner;
