@@ -17,6 +17,7 @@
 //! table are rendered by `report`.
 
 use crate::console::ConsoleGrader;
+use crate::memcheck::{self, LeakPolicy, Memcheck};
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
@@ -114,6 +115,11 @@ pub struct ClassOptions {
     /// The whole class's job budget (builds and scenario runs).
     pub jobs: usize,
     pub mode: SnapshotMode,
+    /// Check memory (`--memcheck`): Lab 3 uploads are built for the tool
+    /// (`uploads` says so) and run under it; console uploads through their
+    /// grader's own options. With [`LeakPolicy::Item`] each member gets the
+    /// leak item after its scenarios.
+    pub memcheck: Option<Memcheck>,
 }
 
 /// One member, graded.
@@ -199,22 +205,38 @@ pub fn grade_one(
         Uploads::Lab3(cpp) => grade_lab3(m, found, store, opts, cpp, jobs),
         Uploads::Console(grader) => grade_console(m, found, grader, jobs),
     };
+    let leak_points = match opts.memcheck.map(|m| m.policy.leaks) {
+        Some(LeakPolicy::Item(points)) => Some(points),
+        _ => None,
+    };
     let (notes, results, staff_error) = match built {
-        Ok((notes, results)) => (notes, results, None),
-        Err(BuildError::Compile(msg)) => {
-            (Vec::new(), fail_all(FailureKind::CompileError(msg)), None)
+        Ok((notes, mut results)) => {
+            if let Some(item) = leak_points.and_then(|p| memcheck::leak_item(&results, p)) {
+                results.push(item);
+            }
+            (notes, results, None)
         }
-        // Missing or unrecognisable files are the student's problem.
-        Err(e @ BuildError::NotRecognised(_)) => (
-            vec![e.to_string()],
-            fail_all(FailureKind::NotRecognised(e.to_string())),
-            None,
-        ),
-        Err(e @ BuildError::Io(_)) => (
-            Vec::new(),
-            fail_all(FailureKind::CompileError(e.to_string())),
-            Some(e.to_string()),
-        ),
+        Err(e) => {
+            let (notes, kind, staff) = match e {
+                BuildError::Compile(msg) => (Vec::new(), FailureKind::CompileError(msg), None),
+                // Missing or unrecognisable files are the student's problem.
+                e @ BuildError::NotRecognised(_) => (
+                    vec![e.to_string()],
+                    FailureKind::NotRecognised(e.to_string()),
+                    None,
+                ),
+                e @ BuildError::Io(_) => (
+                    Vec::new(),
+                    FailureKind::CompileError(e.to_string()),
+                    Some(e.to_string()),
+                ),
+            };
+            let mut results = fail_all(kind.clone());
+            if let Some(points) = leak_points {
+                results.push(memcheck::leak_item_not_run(kind, points));
+            }
+            (notes, results, staff)
+        }
     };
     Graded {
         member: m.clone(),
@@ -238,8 +260,11 @@ fn grade_lab3(
     let build = submission::build_cpp(&m.dir, cpp)?;
     let limits = opts.limits.clone();
     let command = build.command.clone();
+    let checker = build.checker(opts.memcheck);
     let make = move || -> Box<dyn Subject> {
-        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+        Box::new(
+            ProcessSubject::new(command.clone(), limits.clone()).with_memcheck(checker.clone()),
+        )
     };
     let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
     Ok((build.notes.clone(), results))

@@ -108,7 +108,9 @@ pub enum Executor<'a> {
 }
 
 /// Runs a batch and reports it; `failed_build` marks every scenario failed
-/// without running it (a submission that did not compile).
+/// without running it (a submission that did not compile); `leak_points`
+/// adds the memory check's leak item (`--leak-points`).
+#[allow(clippy::too_many_arguments)]
 pub fn run_batch(
     args: &ScenarioArgs,
     mode: SnapshotMode,
@@ -117,6 +119,7 @@ pub fn run_batch(
     notes: Vec<String>,
     executor: Executor<'_>,
     failed_build: Option<FailureKind>,
+    leak_points: Option<u32>,
 ) -> u8 {
     run_batch_with(
         args,
@@ -127,6 +130,7 @@ pub fn run_batch(
         executor,
         failed_build,
         &|r| r,
+        leak_points,
     )
 }
 
@@ -164,6 +168,7 @@ pub fn run_batch_with(
     executor: Executor<'_>,
     failed_build: Option<FailureKind>,
     adjust: &(dyn Fn(ScenarioResult) -> ScenarioResult + Sync),
+    leak_points: Option<u32>,
 ) -> u8 {
     let started = Instant::now();
     args.input.apply();
@@ -282,7 +287,19 @@ pub fn run_batch_with(
         },
     };
     bar.finish_and_clear();
-    let results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
+    let mut results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
+    // The memory check's leak item, after every scenario it grades.
+    if let Some(points) = leak_points {
+        let item = chessgrade::memcheck::leak_item(&results, points).or_else(|| {
+            failed_build
+                .clone()
+                .map(|kind| chessgrade::memcheck::leak_item_not_run(kind, points))
+        });
+        if let Some(item) = item {
+            terminal.write(|t| t.scenario(&item));
+            results.push(item);
+        }
+    }
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();
     terminal.write(|r| r.recap(&results));

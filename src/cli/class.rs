@@ -80,13 +80,14 @@ pub fn grade_class(
     }
     let store = SnapshotStore::new(&args.snapshot.snapshots);
     let uploads = if console.forces_console() || console_grading::wants_console(&found) {
-        let options = match console.options(&subject.compiler, limit_args) {
+        let mut options = match console.options(&subject.compiler, limit_args) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("error: {e}");
                 return 2;
             }
         };
+        options.memcheck = subject.memcheck();
         match ConsoleGrader::new(&found, &store, options) {
             Ok(grader) => Uploads::Console(Arc::new(grader)),
             Err(e) => {
@@ -108,6 +109,7 @@ pub fn grade_class(
         limits: limit_args.limits(),
         jobs: batch::jobs(args),
         mode: SnapshotMode::Check,
+        memcheck: subject.memcheck(),
     };
     println!(
         "grading {} {kind} submissions in {} on {} scenarios",
@@ -116,6 +118,10 @@ pub fn grade_class(
         found.len()
     );
     println!("{isolation}");
+    let memcheck_note = subject.memcheck_note();
+    if let Some(note) = &memcheck_note {
+        println!("{note}");
+    }
     let bar = batch::progress(members.len(), args.quiet);
     let lines = Mutex::new(());
     let quiet = args.quiet;
@@ -148,6 +154,7 @@ pub fn grade_class(
         .map(|g| {
             let mut report = g.report(&identity);
             report.notes.push(isolation.clone());
+            report.notes.extend(memcheck_note.clone());
             report
         })
         .collect();

@@ -70,7 +70,10 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
                 let options = a.subject.cpp_options(Duration::from_secs(300));
                 match submission::build_cpp(dir, &options) {
                     Ok(build) => (
-                        Box::new(ProcessSubject::new(build.command.clone(), limits)),
+                        Box::new(
+                            ProcessSubject::new(build.command.clone(), limits)
+                                .with_memcheck(build.checker(a.subject.memcheck())),
+                        ),
                         format!("submission {}", dir.display()),
                         Some(build),
                     ),
@@ -119,7 +122,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
     match render(&e, opts) {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            u8::from(e.first_mismatch().is_some())
+            u8::from(e.fails())
         }
         Err(msg) => {
             eprintln!("error: {}: {msg}", a.scenario.display());

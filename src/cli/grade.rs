@@ -61,6 +61,7 @@ pub fn grade(
         }
     }
     // Keep the build (and its temporary folder) alive for the whole run.
+    let mut checker = None;
     let (command, name, notes, failed, _build) = match (&subject.submission, &subject.engine) {
         (Some(dir), _) => {
             let name = format!("submission {}", dir.display());
@@ -71,12 +72,13 @@ pub fn grade(
                 "compile: {:.2}s ({} {})",
                 started.elapsed().as_secs_f64(),
                 options.compiler,
-                options.cflags.join(" ")
+                options.all_flags().join(" ")
             );
             match built {
                 Ok(build) => {
                     let mut notes = build.notes.clone();
                     notes.push(compiled);
+                    checker = build.checker(subject.memcheck());
                     (Some(build.command.clone()), name, notes, None, Some(build))
                 }
                 // Reported once, in the notes; each scenario names only the
@@ -127,12 +129,13 @@ pub fn grade(
     };
     let mut notes = notes;
     notes.push(isolation);
+    notes.extend(subject.memcheck_note());
     let make_subject = move || -> Box<dyn Subject> {
         let cmd = command.clone().unwrap_or(EngineCommand {
             program: PathBuf::from("/bin/false"),
             args: Vec::new(),
         });
-        Box::new(ProcessSubject::new(cmd, limits.clone()))
+        Box::new(ProcessSubject::new(cmd, limits.clone()).with_memcheck(checker.clone()))
     };
     run_batch(
         args,
@@ -142,6 +145,7 @@ pub fn grade(
         notes,
         Executor::Subjects(&make_subject),
         failed,
+        subject.leak_points,
     )
 }
 
@@ -207,13 +211,24 @@ fn grade_console(
     output: &OutputArgs,
     isolation: String,
 ) -> u8 {
-    let options = match console.options(&subject.compiler, limit_args) {
+    let mut options = match console.options(&subject.compiler, limit_args) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
+    options.memcheck = subject.memcheck();
+    if subject.submission.is_none()
+        && options
+            .memcheck
+            .is_some_and(|m| m.tool == chessgrade::memcheck::Tool::Asan)
+    {
+        eprintln!(
+            "error: --memcheck=asan needs the program built by the grader (--submission); a --program built elsewhere can be checked with --memcheck=valgrind"
+        );
+        return 2;
+    }
     let store = SnapshotStore::new(&args.snapshot.snapshots);
     let grader = match ConsoleGrader::new(found, &store, options) {
         Ok(g) => g,
@@ -277,6 +292,7 @@ fn grade_console(
         }
     };
     notes.push(isolation);
+    notes.extend(subject.memcheck_note());
     let run = |f: &Found| grader.grade(f, &program);
     run_batch(
         args,
@@ -286,5 +302,6 @@ fn grade_console(
         notes,
         Executor::Each(&run),
         failed,
+        subject.leak_points,
     )
 }

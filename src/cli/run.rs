@@ -34,5 +34,6 @@ pub fn run(
         Executor::Subjects(&engine),
         None,
         &|r| as_reference_result(r, secs),
+        None,
     )
 }

@@ -78,10 +78,14 @@ pub fn run(
     };
     let limits = limit_args.limits();
     // Built once; the build's folder lives until the end of the shrink.
-    let (command, _build) = match (&subject.submission, &subject.engine) {
+    let (command, checker, _build) = match (&subject.submission, &subject.engine) {
         (Some(dir), _) => {
             match submission::build_cpp(dir, &subject.cpp_options(limit_args.compile_timeout())) {
-                Ok(build) => (build.command.clone(), build),
+                Ok(build) => (
+                    build.command.clone(),
+                    build.checker(subject.memcheck()),
+                    build,
+                ),
                 Err(BuildError::Compile(msg)) => {
                     println!("the submission does not compile, so every scenario fails:\n{msg}");
                     return 1;
@@ -100,23 +104,27 @@ pub fn run(
                     return 2;
                 }
             };
-            return shrink_with(&original, &expected, cmd, limits, max_runs, out, file);
+            return shrink_with(&original, &expected, cmd, limits, None, max_runs, out, file);
         }
         (None, None) => unreachable!("clap requires --submission or --engine"),
     };
-    shrink_with(&original, &expected, command, limits, max_runs, out, file)
+    shrink_with(
+        &original, &expected, command, limits, checker, max_runs, out, file,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn shrink_with(
     original: &scenario::Scenario,
     expected: &Expected,
     command: EngineCommand,
     limits: Limits,
+    checker: Option<chessgrade::memcheck::Checker>,
     max_runs: usize,
     out: Option<&Path>,
     file: &Path,
 ) -> u8 {
-    let mut subject = ProcessSubject::new(command, limits);
+    let mut subject = ProcessSubject::new(command, limits).with_memcheck(checker);
     if let Expected::Snapshot(found, store) = expected {
         println!(
             "expected: {} (the reference engine answers otherwise; smaller scenarios are judged against it)",

@@ -13,6 +13,7 @@
 //! parallel members.
 
 use super::{ConsoleProgram, Dialect, Texts, build_shim, check_gradable, grade_scenario};
+use crate::memcheck::{Checker, Memcheck, Sources};
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
 use crate::scenario;
@@ -43,6 +44,9 @@ pub struct ConsoleOptions {
     pub build_timeout: Duration,
     /// The C compiler for the shim.
     pub shim_cc: String,
+    /// Check memory (`--memcheck`): uploads built for the tool, every run
+    /// checked.
+    pub memcheck: Option<Memcheck>,
 }
 
 impl ConsoleOptions {
@@ -57,6 +61,7 @@ impl ConsoleOptions {
             binary: None,
             build_timeout: Duration::from_secs(120),
             shim_cc: "gcc".into(),
+            memcheck: None,
         }
     }
 }
@@ -229,17 +234,24 @@ impl ConsoleGrader {
             command: self.options.build_command.as_deref(),
             overlay: self.options.overlay.as_deref(),
             timeout: self.options.build_timeout,
+            memcheck: self.options.memcheck.map(|m| m.tool),
         };
         let build = submission::build_console(upload, &how)?;
         Ok(BuiltUpload {
-            program: self.program(build.command.program.clone()),
+            program: self.program_of(build.command.program.clone(), build.sources.clone()),
             _build: build,
         })
     }
 
     /// A built program, graded as is (`--program`), under the run's
-    /// limits and with the shim preloaded.
+    /// limits and with the shim preloaded (and checked by `--memcheck`:
+    /// valgrind runs it as it is; AddressSanitizer finds only what the
+    /// program was built with it to find).
     pub fn program(&self, program: PathBuf) -> ConsoleProgram {
+        self.program_of(program, Sources::default())
+    }
+
+    fn program_of(&self, program: PathBuf, sources: Sources) -> ConsoleProgram {
         ConsoleProgram {
             command: EngineCommand {
                 program,
@@ -247,6 +259,7 @@ impl ConsoleGrader {
             },
             limits: self.options.limits.clone(),
             env: self.env.clone(),
+            memcheck: self.options.memcheck.map(|m| Checker::new(m, sources)),
         }
     }
 

@@ -42,6 +42,7 @@ pub use shim::{SHIM_SOURCE, build_shim};
 pub use texts::{CuhkTexts, JhuTexts, Texts};
 
 use crate::engine::{BoardText, RuleSetId};
+use crate::memcheck::Checker;
 use crate::runner::{
     Failure, FailureKind, Found, ScenarioResult, TranscriptMismatch, TranscriptProblem, Verdict,
 };
@@ -206,22 +207,25 @@ pub struct ConsoleProgram {
     pub limits: Limits,
     /// Extra environment (`LD_PRELOAD` of the shim, its settings).
     pub env: Vec<(String, OsString)>,
+    /// The memory check of each run (`--memcheck`).
+    pub memcheck: Option<Checker>,
 }
 
 /// Grades one scenario file on a console program: plan, run, judge.
 pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) -> ScenarioResult {
     let started = Instant::now();
-    let result = |points, visibility, verdict| ScenarioResult {
+    let result = |points, visibility, verdict, memory| ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
         points,
         visibility,
         verdict,
         elapsed: started.elapsed(),
+        memory,
     };
     let scenario = match scenario::load(&found.path) {
         Ok(s) => s,
-        Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d)),
+        Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d), None),
     };
     let (points, visibility) = (scenario.points, scenario.directives.visibility);
     let plan = match plan(&scenario, texts) {
@@ -229,7 +233,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         Err(e) => {
             let d =
                 scenario::Diagnostic::file(&found.path, format!("not gradable by console: {e}"));
-            return result(points, visibility, Verdict::InputError(d));
+            return result(points, visibility, Verdict::InputError(d), None);
         }
     };
     let outcome = match run(&plan, program) {
@@ -239,7 +243,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
                 &found.path,
                 format!("cannot start {}: {e}", program.command.program.display()),
             );
-            return result(points, visibility, Verdict::InputError(d));
+            return result(points, visibility, Verdict::InputError(d), None);
         }
     };
     let first_mismatch = match &plan.machine {
@@ -248,9 +252,19 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         None => judge(&plan, &outcome)
             .map(|(k, line, m)| (plan.exchanges[k].board_before.clone(), line, m)),
     };
-    let verdict = match first_mismatch {
+    let first_mismatch =
+        first_mismatch.map(|(board, line, m)| (board, line, FailureKind::Transcript(Box::new(m))));
+    // A failing memory error wins unless the transcript went wrong at an
+    // earlier command.
+    let first = match (first_mismatch, memory_failure(&plan, &outcome, program)) {
+        (Some(m), Some(e)) if e.3 || m.1.map_or(0, |l| l + 1) < e.1.map_or(0, |l| l + 1) => Some(m),
+        (_, Some((board, line, kind, _))) => Some((board, line, kind)),
+        (m, None) => m,
+    };
+    let memory = outcome.memory.clone();
+    let verdict = match first {
         None => Verdict::Pass,
-        Some((board_before, line, mismatch)) => {
+        Some((board_before, line, kind)) => {
             let source = std::fs::read_to_string(&found.path).unwrap_or_default();
             let step_source = line.and_then(|l| {
                 source
@@ -259,7 +273,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
                     .map(|s| s.trim().to_string())
             });
             Verdict::Fail(Box::new(Failure {
-                kind: FailureKind::Transcript(Box::new(mismatch)),
+                kind,
                 line,
                 step_source,
                 board_before,
@@ -267,7 +281,47 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
             }))
         }
     };
-    result(points, visibility, verdict)
+    result(points, visibility, verdict, memory)
+}
+
+/// The memory error that fails the scenario (`--memcheck`, errors fail):
+/// (the board before, the scenario line, the failure, whether it came
+/// after the last command). The checker stops the program at its first
+/// error, so the error belongs to the command whose answer the program was
+/// printing then; when every answer was printed, to the program's end.
+fn memory_failure(
+    plan: &Plan,
+    outcome: &Outcome,
+    program: &ConsoleProgram,
+) -> Option<(BoardText, Option<u32>, FailureKind, bool)> {
+    let checker = program.memcheck.as_ref()?;
+    if checker.memcheck.policy.errors != crate::memcheck::ErrorPolicy::Fail {
+        return None;
+    }
+    let findings = outcome.memory.as_ref()?;
+    let error = findings.error.clone()?;
+    let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
+    let answered = split_at_prompts(&text, &plan.prompts).len();
+    let last = plan.exchanges.len().checked_sub(1)?;
+    // Every answer printed: the error came at the end (a destructor, exit).
+    let at_end = answered > last;
+    let k = answered.saturating_sub(1).min(last);
+    let exchange = &plan.exchanges[k];
+    let line = if at_end {
+        None
+    } else {
+        exchange.line.or_else(|| {
+            (k == last)
+                .then(|| plan.exchanges.iter().rev().find_map(|e| e.line))
+                .flatten()
+        })
+    };
+    let failure = FailureKind::MemoryError(Box::new(crate::runner::MemoryFailure {
+        tool: findings.tool,
+        error,
+        at_end,
+    }));
+    Some((exchange.board_before.clone(), line, failure, at_end))
 }
 
 /// Output kept per command in a report.

@@ -433,7 +433,9 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
         FailureKind::Subject(_)
         | FailureKind::CompileError(_)
         | FailureKind::NotRecognised(_)
-        | FailureKind::Transcript(_) => {}
+        | FailureKind::Transcript(_)
+        | FailureKind::MemoryError(_)
+        | FailureKind::MemoryLeaks(_) => {}
     }
     if !f.board_before.as_str().is_empty() {
         let d = Diagram::new("board before the step", &f.board_before, coords);

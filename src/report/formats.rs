@@ -190,6 +190,7 @@ mod tests {
             details: "details <&> ]]> end".into(),
             elapsed_secs: 0.25,
             boards: Vec::new(),
+            memory: None,
         };
         Report {
             chessgrade_report: REPORT_VERSION,

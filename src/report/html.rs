@@ -321,6 +321,7 @@ mod tests {
             } else {
                 vec![]
             },
+            memory: None,
         }
     }
 

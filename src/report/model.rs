@@ -12,6 +12,7 @@
 
 use super::HumanReporter;
 use super::diagram::{Diagram, failure_diagrams};
+use crate::memcheck::Findings;
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,7 +79,7 @@ pub struct ScenarioRecord {
     pub status: Status,
     /// For failures: wrong_answer, board_out_of_sync, timeout, crash,
     /// malformed_answer, exited_early, compile_error, not_recognised,
-    /// no_snapshot, input_error.
+    /// memory_error, memory_leak, no_snapshot, input_error.
     pub class: Option<String>,
     /// The scenario line of the first mismatch, when there is one.
     pub line: Option<u32>,
@@ -92,6 +93,20 @@ pub struct ScenarioRecord {
     /// Board diagrams of the first mismatch (the HTML report draws them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boards: Vec<Diagram>,
+    /// What a memory check found (`--memcheck`): the first error, the
+    /// number of errors, the leaks; present on every checked scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Findings>,
+}
+
+impl ScenarioRecord {
+    /// The memory check's findings as note lines (none when unchecked or clean).
+    pub fn memory_notes(&self) -> Vec<String> {
+        self.memory
+            .as_ref()
+            .map(Findings::notes)
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -383,6 +398,8 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::CompileError(_) => "compile error".to_string(),
                 FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
                 FailureKind::Transcript(t) => t.problem.to_string(),
+                FailureKind::MemoryError(m) => m.to_string(),
+                FailureKind::MemoryLeaks(l) => l.to_string(),
             };
             let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
             let step = f
@@ -403,7 +420,8 @@ fn status_of(r: &ScenarioResult) -> Described {
 impl ScenarioRecord {
     fn from_result(r: &ScenarioResult) -> ScenarioRecord {
         let (status, class, line, step, message) = status_of(r);
-        let details = if status == Status::Pass {
+        let noted = r.memory.as_ref().is_some_and(|m| !m.is_clean());
+        let details = if status == Status::Pass && !noted {
             String::new()
         } else {
             plain_details(r)
@@ -425,6 +443,7 @@ impl ScenarioRecord {
                 Verdict::Fail(f) => failure_diagrams(f),
                 _ => Vec::new(),
             },
+            memory: r.memory.clone(),
         }
     }
 }
@@ -461,6 +480,7 @@ mod tests {
             details: String::new(),
             elapsed_secs: 0.5,
             boards: Vec::new(),
+            memory: None,
         }
     }
 

@@ -4,21 +4,51 @@
 //! subject failing outright. At the same line a wrong value wins over a
 //! board difference.
 
-use super::{Failure, FailureKind, Found, ScenarioResult, SnapshotMode, Verdict, execute};
+use super::{
+    Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, Verdict, execute,
+};
 use crate::compare::{Detail, compare};
 use crate::engine::{Board, BoardText};
+use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
 use crate::snapshot::{Snapshot, SnapshotStore};
 use crate::subject::{Setup, Subject, SubjectError};
 use crate::trace::Trace;
 use std::collections::HashMap;
 
+/// The scenario's verdict, and what a memory check found in it.
 pub(super) fn judge(
     found: &Found,
     scenario: &Scenario,
     subject: &mut dyn Subject,
     store: &SnapshotStore,
     mode: SnapshotMode,
+) -> (Verdict, Option<Findings>) {
+    let mut memory = None;
+    let verdict = judge_trace(found, scenario, subject, store, mode, &mut memory);
+    (verdict, memory.map(|m| m.findings))
+}
+
+/// The memory error that fails the scenario, if the policy says errors
+/// fail: at the step where the subject stopped (`stopped`: the checker
+/// stops a process at its first error), or after the last step.
+fn failing_memory_error(memory: &Option<Checked>, stopped: bool) -> Option<FailureKind> {
+    let m = memory.as_ref().filter(|m| m.errors == ErrorPolicy::Fail)?;
+    let error = m.findings.error.clone()?;
+    Some(FailureKind::MemoryError(Box::new(MemoryFailure {
+        tool: m.findings.tool,
+        error,
+        at_end: !stopped,
+    })))
+}
+
+fn judge_trace(
+    found: &Found,
+    scenario: &Scenario,
+    subject: &mut dyn Subject,
+    store: &SnapshotStore,
+    mode: SnapshotMode,
+    memory: &mut Option<Checked>,
 ) -> Verdict {
     // The file's text, for quoting a step in a report: read again only
     // when something is reported (the parsed scenario does not keep it).
@@ -40,6 +70,7 @@ pub(super) fn judge(
     }
     let execution = execute(scenario, subject);
     subject.finish();
+    *memory = subject.memory();
     let trace = &execution.trace;
 
     let expected = match store.load(&found.rel) {
@@ -54,15 +85,21 @@ pub(super) fn judge(
     };
     let actual = trace.render();
     let subject_failure = execution.failure.clone();
+    // A memory error that fails the scenario: the subject's own failure
+    // where it stopped there (the checker ended it), else after the end.
+    let memory_error = failing_memory_error(memory, subject_failure.is_some());
 
-    if subject_failure.is_none() && expected.as_ref().is_some_and(|s| s.matches(&actual)) {
+    if subject_failure.is_none()
+        && memory_error.is_none()
+        && expected.as_ref().is_some_and(|s| s.matches(&actual))
+    {
         if mode != SnapshotMode::Check {
             // A result that matches again makes any pending proposal stale.
             let _ = store.discard_pending(&found.rel);
         }
         return Verdict::Pass;
     }
-    if subject_failure.is_none() && mode != SnapshotMode::Check {
+    if subject_failure.is_none() && memory_error.is_none() && mode != SnapshotMode::Check {
         return write_snapshot(found, store, mode, &actual, expected.is_none());
     }
     // Asked only now: a failure's report shows it, and a fork server's
@@ -85,10 +122,19 @@ pub(super) fn judge(
             stderr: stderr.clone(),
         }))
     };
+    // The subject's failure as reported: the memory error that caused it.
+    let subject_failure = subject_failure.map(|f| {
+        let kind = match (&memory_error, f.error) {
+            (Some(m), _) => m.clone(),
+            (None, error) => FailureKind::Subject(error),
+        };
+        (f.line, kind)
+    });
     let Some(expected) = expected else {
-        return match subject_failure {
-            Some(f) => failure_at(f.line, FailureKind::Subject(f.error)),
-            None => Verdict::NoSnapshot,
+        return match (subject_failure, memory_error) {
+            (Some((line, kind)), _) => failure_at(line, kind),
+            (None, Some(kind)) => failure_at(None, kind),
+            (None, None) => Verdict::NoSnapshot,
         };
     };
 
@@ -101,7 +147,7 @@ pub(super) fn judge(
         // the subject's failure, reported below, not a wrong answer.
         let before_failure = match (&subject_failure, line) {
             (None, _) => true,
-            (Some(f), Some(l)) => f.line.is_some_and(|fl| l < fl),
+            (Some((fl, _)), Some(l)) => fl.is_some_and(|fl| l < fl),
             (Some(_), None) => false,
         };
         if before_failure {
@@ -136,13 +182,14 @@ pub(super) fn judge(
             },
         ));
     }
-    if let Some(f) = subject_failure {
-        candidates.push((
-            f.line.unwrap_or(0),
-            2,
-            f.line,
-            FailureKind::Subject(f.error),
-        ));
+    match subject_failure {
+        Some((line, kind)) => candidates.push((line.unwrap_or(0), 2, line, kind)),
+        // After every step: the last thing that can go wrong.
+        None => {
+            if let Some(kind) = memory_error {
+                candidates.push((u32::MAX, 3, None, kind));
+            }
+        }
     }
     candidates.sort_by_key(|c| (c.0, c.1));
     match candidates.into_iter().next() {

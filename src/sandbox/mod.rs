@@ -545,7 +545,17 @@ pub fn run_to_completion(
     limits: &Limits,
     workdir: &Path,
 ) -> io::Result<Completed> {
-    let mut proc = spawn(cmd, limits, workdir, Streams::Merged, &[])?;
+    run_to_completion_with(cmd, limits, workdir, &[])
+}
+
+/// [`run_to_completion`] with `env` added to the sandbox's environment.
+pub fn run_to_completion_with(
+    cmd: &EngineCommand,
+    limits: &Limits,
+    workdir: &Path,
+    env: &[(&str, OsString)],
+) -> io::Result<Completed> {
+    let mut proc = spawn(cmd, limits, workdir, Streams::Merged, env)?;
     drop(proc.stdin.take());
     let mut out = proc.stdout.take().expect("merged stdout");
     let cap = limits.max_output_bytes;
