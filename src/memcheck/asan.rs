@@ -293,6 +293,16 @@ fn first_student(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame>
     )
 }
 
+/// Where the student freed the block (see [`Sources::freeing_frame`]).
+fn freeing(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
+    sources.freeing_frame(
+        frames
+            .iter()
+            .filter(|(_, _, line)| *line > 0)
+            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
+    )
+}
+
 fn to_error(r: Report, sources: &Sources) -> MemoryError {
     // UBSan names the place itself; its stack (when printed) has the function.
     let at = match &r.ub_location {
@@ -315,7 +325,7 @@ fn to_error(r: Report, sources: &Sources) -> MemoryError {
         detail: r.detail,
         at,
         allocated: first_student(sources, &r.allocated),
-        freed: first_student(sources, &r.freed),
+        freed: freeing(sources, &r.freed),
     }
 }
 

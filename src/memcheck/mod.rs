@@ -60,6 +60,16 @@ impl Tool {
         }
     }
 
+    /// How much longer a checked program may run than `--timeout` and
+    /// `--cpu` say: AddressSanitizer slows a program about twice,
+    /// valgrind (with origin tracking) tens of times.
+    pub fn time_factor(self) -> u32 {
+        match self {
+            Tool::Asan => 3,
+            Tool::Valgrind => 10,
+        }
+    }
+
     /// The flags added to every compile and link of a checked build (the
     /// course's own flags are kept in front of them). `-g` for file and
     /// line; for AddressSanitizer the runtimes linked statically (so their
@@ -436,6 +446,9 @@ pub struct Checked {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sources {
     pub root: Option<PathBuf>,
+    /// Files beneath `root` that are the staff's, not the student's (an
+    /// overlay's starter files), relative to it: left out like the grader's.
+    pub staff: Vec<PathBuf>,
 }
 
 /// File names of the grader's own code compiled into a program.
@@ -449,7 +462,14 @@ impl Sources {
     pub fn at(root: &Path) -> Sources {
         Sources {
             root: Some(root.to_path_buf()),
+            staff: Vec::new(),
         }
+    }
+
+    /// These sources, with `files` (relative to the root) the staff's.
+    pub fn with_staff(mut self, files: Vec<PathBuf>) -> Sources {
+        self.staff = files;
+        self
     }
 
     /// The frame's file as shown (relative to the upload), if the frame is
@@ -468,15 +488,18 @@ impl Sources {
             return None;
         }
         let path = Path::new(file);
+        let staff = |rel: &Path| self.staff.iter().any(|s| s == rel);
         if path.is_relative() {
             let shown = file.trim_start_matches("./");
             // The runtime's own sources are named relative to its build.
-            return (!shown.starts_with("../")).then(|| shown.to_string());
+            return (!shown.starts_with("../") && !staff(Path::new(shown)))
+                .then(|| shown.to_string());
         }
         match &self.root {
             Some(root) => path
                 .strip_prefix(root)
                 .ok()
+                .filter(|rel| !staff(rel))
                 .map(|rel| rel.display().to_string()),
             None => {
                 let system = ["/usr/", "/lib", "/build/", "/opt/"];
@@ -498,6 +521,30 @@ impl Sources {
                 line,
             })
         })
+    }
+}
+
+impl Sources {
+    /// Where a block was freed, in the student's files: the first frame
+    /// that is not a destructor (the `delete` the student wrote, not the
+    /// class's destructor that `delete` ran), else the first at all.
+    pub fn freeing_frame<'a>(
+        &self,
+        frames: impl IntoIterator<Item = (&'a str, &'a str, u32)> + Clone,
+    ) -> Option<Frame> {
+        let is_destructor = |f: &str| {
+            short_function(f)
+                .rsplit("::")
+                .next()
+                .is_some_and(|n| n.starts_with('~'))
+        };
+        self.first_student_frame(
+            frames
+                .clone()
+                .into_iter()
+                .filter(|(f, _, _)| !is_destructor(f)),
+        )
+        .or_else(|| self.first_student_frame(frames))
     }
 }
 
@@ -639,10 +686,15 @@ impl Checker {
     /// watched, at twice `--memory-mb` (the shadow, the redzones and the
     /// quarantine of freed blocks count there); for valgrind, which keeps
     /// its own copy of the program's memory state, twice the address space
-    /// and 512 MiB more. Every other limit is unchanged.
+    /// and 512 MiB more. The time limits (wall clock and CPU) are
+    /// multiplied by the tool's slowdown ([`Tool::time_factor`]). Every
+    /// other limit is unchanged.
     pub fn limits(&self, base: &Limits) -> Limits {
         let mut limits = base.clone();
         limits.own_proc = true;
+        let factor = self.tool().time_factor();
+        limits.timeout = base.timeout.saturating_mul(factor);
+        limits.cpu_seconds = base.cpu_seconds.saturating_mul(u64::from(factor));
         match self.tool() {
             Tool::Asan => {
                 limits.memory_accounting = MemoryAccounting::Resident;
@@ -698,8 +750,13 @@ impl Checker {
                     "-q".into(),
                     "--xml=yes".into(),
                     format!("--xml-file={}.%p.xml", log.display()).into(),
+                    // The commentary goes to a file too, never into the
+                    // program's stderr (a console transcript).
+                    format!("--log-file={}.%p.log", log.display()).into(),
                     "--leak-check=full".into(),
                     "--show-leak-kinds=definite,indirect".into(),
+                    // A leak is not an error that stops the program.
+                    "--errors-for-leak-kinds=none".into(),
                     "--track-origins=yes".into(),
                     "--num-callers=40".into(),
                     "--vgdb=no".into(),
@@ -735,7 +792,13 @@ impl Checker {
             })
             .unwrap_or_default();
         logs.sort();
-        let texts: Vec<String> = logs.iter().filter_map(|p| read_capped(p)).collect();
+        // valgrind's reports are its XML files (its text log is for people).
+        let valgrind = self.tool() == Tool::Valgrind;
+        let texts: Vec<String> = logs
+            .iter()
+            .filter(|p| !valgrind || p.extension().is_some_and(|x| x == "xml"))
+            .filter_map(|p| read_capped(p))
+            .collect();
         match self.tool() {
             Tool::Asan => asan::parse(&texts, &self.sources),
             Tool::Valgrind => valgrind::parse(&texts, &self.sources),
@@ -797,6 +860,14 @@ mod tests {
         );
         assert_eq!(s.student_file("Board.cpp").as_deref(), Some("Board.cpp"));
         assert_eq!(s.student_file("./Game.cpp").as_deref(), Some("Game.cpp"));
+        let overlaid = Sources::at(Path::new("/tmp/b/upload"))
+            .with_staff(vec![PathBuf::from("CreatePiece.cpp")]);
+        assert_eq!(overlaid.student_file("/tmp/b/upload/CreatePiece.cpp"), None);
+        assert_eq!(overlaid.student_file("CreatePiece.cpp"), None);
+        assert_eq!(
+            overlaid.student_file("Board.cpp").as_deref(),
+            Some("Board.cpp")
+        );
         let unknown = Sources::default();
         assert_eq!(unknown.student_file("/usr/include/c++/12/vector"), None);
         assert_eq!(

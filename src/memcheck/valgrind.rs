@@ -218,6 +218,16 @@ fn first_student(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame>
     )
 }
 
+/// Where the student freed the block (see [`Sources::freeing_frame`]).
+fn freeing(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
+    sources.freeing_frame(
+        frames
+            .iter()
+            .filter(|(_, _, line)| *line > 0)
+            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
+    )
+}
+
 fn to_error(raw: &RawError, sources: &Sources) -> MemoryError {
     let aux = first_aux(&raw.items);
     let freed_block = aux.contains(" free'd");
@@ -259,7 +269,7 @@ fn to_error(raw: &RawError, sources: &Sources) -> MemoryError {
         detail: raw.what.clone(),
         at: first_student(sources, stack_at(&raw.items, 0)),
         allocated: allocated.and_then(|s| first_student(sources, s)),
-        freed: freed.and_then(|s| first_student(sources, s)),
+        freed: freed.and_then(|s| freeing(sources, s)),
     }
 }
 

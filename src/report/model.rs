@@ -237,6 +237,9 @@ impl Report {
             run: Some(identity.clone()),
         };
         let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
+        // The memory check's leak item is each slice's own: one item for
+        // the run, failed when any slice's failed (its points once).
+        let mut leak_item: Option<ScenarioRecord> = None;
         for (file, r) in reports {
             merged.elapsed_secs += r.elapsed_secs;
             for n in r.notes {
@@ -245,6 +248,13 @@ impl Report {
                 }
             }
             for s in r.scenarios {
+                if s.name == crate::memcheck::LEAK_ITEM {
+                    let worse = leak_item.as_ref().is_none_or(|k| s.earned < k.earned);
+                    if worse {
+                        leak_item = Some(s);
+                    }
+                    continue;
+                }
                 if let Some((other, _)) = by_name.get(&s.name) {
                     return Err(MergeError::DuplicateScenario {
                         name: s.name,
@@ -263,6 +273,7 @@ impl Report {
             });
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
+        merged.scenarios.extend(leak_item);
         Ok(merged)
     }
 }
@@ -588,6 +599,27 @@ mod tests {
             Report::merge(reports),
             Err(MergeError::DuplicateScenario { .. })
         ));
+    }
+
+    #[test]
+    fn each_slices_leak_item_merges_into_one_failed_if_any_failed() {
+        let item = |status| {
+            let mut r = record(crate::memcheck::LEAK_ITEM, status, 5);
+            r.path = crate::memcheck::LEAK_ITEM.into();
+            r
+        };
+        let mut reports = both();
+        reports[0].1.scenarios.push(item(Status::Pass));
+        reports[1].1.scenarios.push(item(Status::Fail));
+        let m = Report::merge(reports).unwrap();
+        let names: Vec<_> = m.scenarios.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["a.txt", "b.txt", "d.txt", crate::memcheck::LEAK_ITEM]
+        );
+        assert_eq!(m.scenarios[3].status, Status::Fail);
+        let t = m.totals();
+        assert_eq!((t.points, t.possible), (5, 11), "the item's points once");
     }
 
     #[test]

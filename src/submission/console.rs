@@ -179,7 +179,7 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             args: Vec::new(),
         },
         notes: Vec::new(),
-        sources: crate::memcheck::Sources::at(&root),
+        sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how.overlay)),
         _dir: tmp,
     })
 }
@@ -211,6 +211,21 @@ fn write_compiler_wrappers(bin: &Path, flags: &[String]) -> std::io::Result<()> 
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
     }
     Ok(())
+}
+
+/// The overlay's files (the staff's, copied over the upload), relative to
+/// the overlay: a memory checker leaves them out of the student's frames.
+fn staff_files(overlay: Option<&Path>) -> Vec<PathBuf> {
+    let Some(overlay) = overlay else {
+        return Vec::new();
+    };
+    walkdir::WalkDir::new(overlay)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.path().strip_prefix(overlay).ok().map(Path::to_path_buf))
+        .collect()
 }
 
 /// Which build the upload's files call for.
