@@ -288,6 +288,7 @@ pub fn run_batch_with(
     };
     bar.finish_and_clear();
     let mut results: Vec<ScenarioResult> = results.into_iter().map(adjust).collect();
+    let not_run = found.len().saturating_sub(results.len());
     // The memory check's leak item, after every scenario it grades.
     if let Some(points) = leak_points {
         let item = chessgrade::memcheck::leak_item(&results, points).or_else(|| {
@@ -303,7 +304,7 @@ pub fn run_batch_with(
     let mut summary = Summary::of(&results);
     summary.errors += errors.len();
     terminal.write(|r| r.recap(&results));
-    terminal.write(|r| r.not_run(found.len() - results.len()));
+    terminal.write(|r| r.not_run(not_run));
     terminal.write(|r| r.summary(&summary, started.elapsed()));
     let mut terminal_error = terminal.error.take();
     let flush = terminal.on;
@@ -322,11 +323,8 @@ pub fn run_batch_with(
     if output.format != Format::Human || output.output.is_some() {
         let partition = args.partition.map(|p| p.to_string());
         notes.extend(errors.iter().map(|d| d.to_string()));
-        if results.len() < found.len() {
-            notes.push(format!(
-                "{} scenarios not run (--fail-fast)",
-                found.len() - results.len()
-            ));
+        if not_run > 0 {
+            notes.push(format!("{not_run} scenarios not run (--fail-fast)"));
         }
         let report = Report::new(
             subject_name,

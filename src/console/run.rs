@@ -156,6 +156,12 @@ pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
         }
     }
     let memory = program.memcheck.as_ref().map(|c| c.collect(dir.path()));
+    let end = match (&end, &program.memcheck, &memory) {
+        (RunEnd::Exited(code), Some(checker), Some(found)) => {
+            RunEnd::Exited(checker.exit_status(*code, found, dir.path()))
+        }
+        _ => end,
+    };
     Ok(Outcome {
         output,
         end,

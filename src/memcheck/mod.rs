@@ -772,7 +772,13 @@ impl Checker {
                     program: PathBuf::from("valgrind"),
                     args,
                 };
-                (wrapped, Vec::new())
+                // The console shim keeps the program's own exit status
+                // (see `exit_status`).
+                let exit_file = scratch.join(EXIT_FILE).into_os_string();
+                (
+                    wrapped,
+                    vec![("CHESSGRADE_EXIT_FILE".to_string(), exit_file)],
+                )
             }
         }
     }
@@ -808,6 +814,30 @@ impl Checker {
 
 /// The exit status valgrind gives a process it stopped at its first error.
 pub const VALGRIND_EXIT: i32 = 86;
+
+/// Where the console shim writes a program's exit status under valgrind.
+const EXIT_FILE: &str = "chessgrade-exit-status";
+
+impl Checker {
+    /// The exit status a checked program really ended with, given the one
+    /// the grader saw and what was found: valgrind, stopping at its first
+    /// error, also stops at the leak report that follows a program's normal
+    /// end and exits [`VALGRIND_EXIT`] itself. Then (no memory error found)
+    /// the status the console shim recorded is the program's.
+    pub fn exit_status(&self, seen: i32, findings: &Findings, scratch: &Path) -> i32 {
+        if self.tool() != Tool::Valgrind
+            || !self.halts()
+            || seen != VALGRIND_EXIT
+            || findings.error.is_some()
+        {
+            return seen;
+        }
+        std::fs::read_to_string(scratch.join(EXIT_FILE))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(seen)
+    }
+}
 
 /// The most of one report file read (a flood of errors is cut here).
 const MAX_LOG_BYTES: u64 = 4 << 20;
