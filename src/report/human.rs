@@ -394,11 +394,12 @@ impl<W: Write> HumanReporter<W> {
             0 => "none leaked".to_string(),
             n => format!("{n} leaked ({} bytes in all)", leaking.iter().sum::<u64>()),
         };
+        let n = checked.len();
         writeln!(
             self.out,
-            "\n{} {} scenarios checked: {with_errors} with memory errors, {leaks}",
+            "\n{} {n} scenario{} checked: {with_errors} with memory errors, {leaks}",
             format!("memcheck ({}):", first.tool.name()).yellow().bold(),
-            checked.len()
+            if n == 1 { "" } else { "s" }
         )
     }
 

@@ -132,7 +132,8 @@ pub enum MemoryAccounting {
     Resident,
 }
 
-/// How often a [`MemoryAccounting::Resident`] sandbox's memory is looked at.
+/// How often a [`MemoryAccounting::Resident`] sandbox's leader's memory
+/// is looked at (its whole tree's, every fourth time).
 pub const MEMORY_WATCH_INTERVAL: Duration = Duration::from_millis(25);
 
 /// The command that starts a program: the program and its arguments, never
@@ -322,8 +323,9 @@ pub fn spawn(
 
 /// Starts the watch of a [`MemoryAccounting::Resident`] sandbox: until the
 /// leader's exit is published, every [`MEMORY_WATCH_INTERVAL`] the resident
-/// memory of the leader and of every other process of the tree is added
-/// up; over `limit` the whole tree is killed and `over` set.
+/// memory of the leader (and every fourth time that of every process of
+/// the tree, added up) is read; over `limit` the whole tree is killed and
+/// `over` set.
 fn watch_memory(
     pid: u32,
     limit: u64,
@@ -334,14 +336,21 @@ fn watch_memory(
     std::thread::Builder::new()
         .name(format!("sandbox-memory-{pid}"))
         .spawn(move || {
-            loop {
+            for tick in 1u64.. {
                 if exit
                     .wait_until(Some(Instant::now() + MEMORY_WATCH_INTERVAL))
                     .is_some()
                 {
                     return;
                 }
-                if tree.resident_bytes() > limit {
+                // The leader at every look; the whole tree (a scan of
+                // /proc) every fourth.
+                let resident = if tick % 4 == 0 {
+                    tree.resident_bytes()
+                } else {
+                    tree.leader_resident_bytes()
+                };
+                if resident > limit {
                     over.store(true, Ordering::Release);
                     // The leader is not reaped yet (its status is not
                     // published), so its pid and group are still its own.

@@ -198,7 +198,11 @@ impl CppOptions {
     pub fn all_flags(&self) -> Vec<String> {
         let mut flags = self.cflags.clone();
         if let Some(tool) = self.memcheck {
-            flags.extend(tool.compile_flags());
+            for flag in tool.compile_flags() {
+                if !flags.contains(&flag) {
+                    flags.push(flag);
+                }
+            }
         }
         flags
     }
