@@ -304,3 +304,140 @@ fn first_board_drift(
         (exp != &e.board_after).then(|| (Some(e.line), exp.clone(), e.board_after.clone()))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Coord, Square};
+    use crate::memcheck::{Access, Checked, ErrorKind, Findings, MemoryError, Tool};
+    use crate::subject::EngineSubject;
+    use std::path::PathBuf;
+
+    /// The reference engine as a checked subject: its answers are right,
+    /// its memory check reports `findings`, and it crashes at the
+    /// `crash_at`-th `movePiece` (1-based) when asked to.
+    struct CheckedEngine {
+        engine: EngineSubject,
+        memory: Checked,
+        crash_at: Option<usize>,
+        moves: usize,
+    }
+
+    impl Subject for CheckedEngine {
+        fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
+            self.engine.setup(setup)
+        }
+        fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
+            self.engine.valid_scan()
+        }
+        fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {
+            self.engine.threat_scan()
+        }
+        fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError> {
+            self.moves += 1;
+            if self.crash_at == Some(self.moves) {
+                return Err(SubjectError::ExitedEarly(Some(1)));
+            }
+            self.engine.move_piece(from, to)
+        }
+        fn board(&mut self) -> Result<BoardText, SubjectError> {
+            self.engine.board()
+        }
+        fn memory(&mut self) -> Option<Checked> {
+            Some(self.memory.clone())
+        }
+    }
+
+    const SCENARIO: &str =
+        "1\n8 8\nw k 7 4\nb k 0 4\n~\nmovePiece 7 4 6 4\nmovePiece 0 4 1 4\nisValidScan\n";
+
+    /// Judges `SCENARIO` (lines 6, 7, 8 are its steps) against the
+    /// reference's own trace, with a memory error found and graded by `errors`.
+    fn judged(errors: ErrorPolicy, crash_at: Option<usize>) -> (Verdict, Option<Findings>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.txt");
+        std::fs::write(&path, SCENARIO).unwrap();
+        let scenario = crate::scenario::parse(SCENARIO).unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let found = Found {
+            path,
+            rel: PathBuf::from("s.txt"),
+        };
+        // The reference's answers are the expected ones.
+        let mut reference = EngineSubject::new();
+        assert!(matches!(
+            judge(
+                &found,
+                &scenario,
+                &mut reference,
+                &store,
+                SnapshotMode::Accept
+            )
+            .0,
+            Verdict::Updated { .. }
+        ));
+        let error = MemoryError {
+            kind: ErrorKind::UseAfterFree,
+            access: Some(Access {
+                write: false,
+                size: 8,
+            }),
+            detail: "heap-use-after-free".into(),
+            at: None,
+            allocated: None,
+            freed: None,
+        };
+        let mut subject = CheckedEngine {
+            engine: EngineSubject::new(),
+            memory: Checked {
+                findings: Findings {
+                    tool: Tool::Asan,
+                    error: Some(error),
+                    errors: 1,
+                    leaks: None,
+                },
+                errors,
+            },
+            crash_at,
+            moves: 0,
+        };
+        judge(&found, &scenario, &mut subject, &store, SnapshotMode::Check)
+    }
+
+    fn failure(v: &Verdict) -> (Option<u32>, &MemoryFailure) {
+        let Verdict::Fail(f) = v else { panic!("{v:?}") };
+        let FailureKind::MemoryError(m) = &f.kind else {
+            panic!("{:?}", f.kind)
+        };
+        (f.line, m)
+    }
+
+    #[test]
+    fn a_memory_error_that_stopped_the_subject_is_its_failure_at_that_step() {
+        let (verdict, memory) = judged(ErrorPolicy::Fail, Some(2));
+        let (line, m) = failure(&verdict);
+        assert_eq!(line, Some(7), "the second movePiece");
+        assert!(!m.at_end);
+        assert_eq!(m.error.kind, ErrorKind::UseAfterFree);
+        assert_eq!(memory.unwrap().errors, 1, "the findings stay on the result");
+    }
+
+    #[test]
+    fn a_memory_error_after_right_answers_fails_the_scenario_at_its_end() {
+        let (verdict, _) = judged(ErrorPolicy::Fail, None);
+        let (line, m) = failure(&verdict);
+        assert_eq!(line, None);
+        assert!(m.at_end, "after the last step");
+    }
+
+    #[test]
+    fn a_memory_error_as_a_note_leaves_the_verdict_to_the_answers() {
+        let (verdict, memory) = judged(ErrorPolicy::Note, None);
+        assert!(matches!(verdict, Verdict::Pass), "{verdict:?}");
+        assert_eq!(memory.unwrap().error.unwrap().kind, ErrorKind::UseAfterFree);
+        // A crash stays a crash: the error is only a note.
+        let (verdict, _) = judged(ErrorPolicy::Note, Some(1));
+        let Verdict::Fail(f) = verdict else { panic!() };
+        assert!(matches!(f.kind, FailureKind::Subject(_)), "{:?}", f.kind);
+    }
+}
