@@ -24,6 +24,13 @@
 //! A fork server's `ENDED` (its child exited) is read lazily: when the next
 //! scenario starts, or when the report asks for the scenario's stderr, so
 //! that the child's exit overlaps with the grader judging the scenario.
+//!
+//! Under a memory check ([`ProcessSubject::with_memcheck`]) every scenario
+//! has a process of its own (the checked adapter is no fork server); after
+//! `QUIT` the grader waits for it to end (the board's destructor and the
+//! leak check run then) and reads the tool's findings from its scratch
+//! folder, and the next scenario's process is started while it ends (a
+//! spare, spoken to only when its scenario comes).
 
 use super::pipes::{Answer, CappedText, Pipes, TimedOut};
 use super::{Setup, StepsRun, Subject, SubjectError};
@@ -68,6 +75,10 @@ pub struct ProcessSubject {
     program_memory: u64,
     /// What the memory check found in the current scenario's processes.
     findings: Option<Findings>,
+    /// A checked engine started ahead for the next scenario (see `finish`):
+    /// its start overlaps the previous one's end and leak check. Nothing is
+    /// sent to it before its scenario; it is ended with the subject.
+    spare: Option<Running>,
 }
 
 struct Running {
@@ -107,6 +118,7 @@ impl ProcessSubject {
             memcheck: None,
             program_memory: limits_memory,
             findings: None,
+            spare: None,
         }
     }
 
@@ -144,6 +156,23 @@ impl ProcessSubject {
     /// engine; any other answer is a malformed one ("protocol version").
     fn spawn(&mut self) -> Result<(), SubjectError> {
         self.stop();
+        let run = match self.spare.take() {
+            Some(spare) => spare,
+            None => self.start()?,
+        };
+        self.reset_stderr();
+        self.running = Some(run);
+        let hello = self.handshake().map_err(|e| match e {
+            SubjectError::Malformed(m) => SubjectError::Malformed(format!("protocol version: {m}")),
+            other => other,
+        })?;
+        self.running.as_mut().expect("just started").hello = hello;
+        Ok(())
+    }
+
+    /// Starts an engine process (not yet spoken to): its scratch folder,
+    /// the sandbox, the pipes.
+    fn start(&self) -> Result<Running, SubjectError> {
         let workdir = tempfile::Builder::new()
             .prefix("chessgrade-run-")
             .tempdir()
@@ -170,7 +199,6 @@ impl ProcessSubject {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        self.reset_stderr();
         let pipes = Pipes::new(
             stdin,
             stdout,
@@ -179,7 +207,7 @@ impl ProcessSubject {
             self.limits.max_output_bytes,
         )
         .map_err(|e| SubjectError::Io(format!("cannot set up the engine's pipes: {e}")))?;
-        self.running = Some(Running {
+        Ok(Running {
             child,
             pipes,
             hello: Hello {
@@ -191,13 +219,7 @@ impl ProcessSubject {
             end_sent: false,
             ended_owed: false,
             _workdir: workdir,
-        });
-        let hello = self.handshake().map_err(|e| match e {
-            SubjectError::Malformed(m) => SubjectError::Malformed(format!("protocol version: {m}")),
-            other => other,
-        })?;
-        self.running.as_mut().expect("just started").hello = hello;
-        Ok(())
+        })
     }
 
     fn handshake(&mut self) -> Result<Hello, SubjectError> {
@@ -645,6 +667,9 @@ impl ProcessSubject {
 impl Drop for ProcessSubject {
     fn drop(&mut self) {
         self.stop();
+        if let Some(mut spare) = self.spare.take() {
+            spare.child.end();
+        }
     }
 }
 
@@ -874,12 +899,23 @@ impl Subject for ProcessSubject {
             return;
         }
         run.pipes.queue(b"QUIT\n");
-        // A checked engine finds its leaks on the way out: its end is waited for.
+        // A checked engine finds its leaks on the way out: its end is waited
+        // for, while the next scenario's engine starts.
         let grace = match self.memcheck {
             Some(_) => MEMCHECK_EXIT_GRACE,
             None => Duration::from_millis(200),
         };
         let until = Instant::now() + grace;
+        if let Some(run) = self.running.as_mut() {
+            // QUIT is on its way before the spare is started.
+            let _ = run.pipes.next(Instant::now(), &mut self.stderr);
+        }
+        if self.memcheck.is_some() && self.spare.is_none() {
+            self.spare = self.start().ok();
+        }
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
         while let Ok(Answer::Line(_)) = run.pipes.next(until, &mut self.stderr) {}
         if self.memcheck.is_some()
             && let Some(run) = self.running.as_mut()
