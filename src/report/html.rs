@@ -375,4 +375,40 @@ mod tests {
         ));
         assert!(!h.contains("http"), "no network references");
     }
+
+    #[test]
+    fn a_passing_scenario_that_leaked_opens_its_note() {
+        use crate::memcheck::{Findings, Leak, Leaks, Tool};
+        let mut leaked = rec("a/x.txt", Status::Pass);
+        leaked.memory = Some(Findings {
+            tool: Tool::Asan,
+            error: None,
+            errors: 0,
+            leaks: Some(Leaks {
+                bytes: 48,
+                blocks: 3,
+                largest: vec![Leak {
+                    bytes: 48,
+                    blocks: 3,
+                    allocated: None,
+                }],
+            }),
+        });
+        leaked.details = "PASS a/x.txt".into();
+        let report = Report {
+            chessgrade_report: REPORT_VERSION,
+            subject: "alice".into(),
+            partition: None,
+            elapsed_secs: 0.0,
+            notes: vec![],
+            scenarios: vec![leaked],
+            run: None,
+        };
+        let h = page("class", &[report]);
+        assert!(h.contains("class=\"pass noted\""), "{h}");
+        assert!(h.contains(
+            "<span class=\"class\">memcheck</span> asan: memory leak: 48 bytes leaked in 3 blocks"
+        ));
+        assert_eq!(h.matches("<section class=\"detail\"").count(), 1);
+    }
 }
