@@ -233,7 +233,7 @@ fn main() {
     memcheck_cost(&configs_dir, &expected, &fixture);
 
     if Path::new("/usr/bin/time").exists() {
-        let big = "scenarios/lab3/board-sizes/two_fifty_six_by_two_fifty_six.txt";
+        let big = "scenarios/lab3-beyond-the-interface/two_fifty_six_by_two_fifty_six.txt";
         let out = Command::new("/usr/bin/time")
             .args(["-f", "%M"])
             .arg(env!("CARGO_BIN_EXE_chessgrade"))

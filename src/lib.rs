@@ -14,6 +14,7 @@ pub mod domain;
 pub mod engine;
 pub mod explain;
 pub mod r#gen;
+pub mod grading;
 pub mod memcheck;
 pub mod protocol;
 pub mod report;

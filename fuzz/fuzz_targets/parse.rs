@@ -1,5 +1,5 @@
 //! The scenario parser never panics, and its errors lie inside the input
-//! and stay short (the same property `tests/fuzz.rs` runs briefly).
+//! and stay short (the same property `tests/it/fuzz.rs` runs briefly).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,7 +1,7 @@
 //! `chessgrade serve` never panics on any request lines, and every
 //! session it answers is well formed: each request line gets its answer
 //! in the protocol's shape, or one `ERR <text>` line (the property
-//! `tests/serve.rs` runs briefly in every `cargo test`).
+//! `tests/it/serve.rs` runs briefly in every `cargo test`).
 #![no_main]
 
 use chessgrade::protocol::{

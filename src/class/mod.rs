@@ -5,27 +5,28 @@
 //! files scores 0 with its reason and never stops the class. Only a problem
 //! on the staff side (the compiler cannot start) is reported as such.
 //!
-//! A class is of one kind of upload ([`Uploads`]): Lab 3 classes compiled
-//! with the adapter, or console programs built and graded by one shared
-//! [`ConsoleGrader`] (set up once: scenarios checked, shim compiled; its
-//! course's dialect chosen by the scenarios). The caller picks the kind
-//! from the scenarios, not from the uploads, so that one student's odd
-//! upload cannot change how the others are graded: an upload of the other
-//! kind is that student's "not a recognised submission".
+//! A class is of one kind of upload: the class's one [`Plan`] (the
+//! grading layer's upload rule: the scenarios pick the kind, never an
+//! upload), so that one student's odd upload cannot change how the others
+//! are graded: an upload of the other kind is that student's "not a
+//! recognised submission".
+//!
+//! A class can also be graded in shards, one share of its members per
+//! machine ([`shard`]), and the slices merged into one class report
+//! (`report::ClassReport::merge`).
 //!
 //! This module computes; the per-submission [`Report`]s and the class
 //! table are rendered by `report`.
 
-use crate::console::ConsoleGrader;
-use crate::memcheck::{self, LeakPolicy, Memcheck};
+pub mod shard;
+
+use crate::grading::Plan;
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
-use crate::subject::{Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One student's folder.
@@ -37,9 +38,13 @@ pub struct Member {
 }
 
 /// The sub-folders of a class folder, sorted by name (hidden ones skipped).
-pub fn members(class_dir: &Path) -> Result<Vec<Member>, String> {
-    let entries = std::fs::read_dir(class_dir)
-        .map_err(|e| format!("{}: cannot read the class folder: {e}", class_dir.display()))?;
+pub fn members(class_dir: &Path) -> Result<Vec<Member>, crate::grading::StaffError> {
+    let entries = std::fs::read_dir(class_dir).map_err(|e| {
+        crate::grading::StaffError::Class(format!(
+            "{}: cannot read the class folder: {e}",
+            class_dir.display()
+        ))
+    })?;
     let mut out: Vec<Member> = entries
         .filter_map(Result::ok)
         .filter(|e| e.path().is_dir())
@@ -53,10 +58,10 @@ pub fn members(class_dir: &Path) -> Result<Vec<Member>, String> {
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     if out.is_empty() {
-        return Err(format!(
+        return Err(crate::grading::StaffError::Class(format!(
             "{}: no submission folders in the class folder",
             class_dir.display()
-        ));
+        )));
     }
     Ok(out)
 }
@@ -96,30 +101,15 @@ pub fn looks_like_class(dir: &Path) -> bool {
     with_sources >= 2
 }
 
-/// What the members' uploads are, and how each is built.
-#[derive(Clone, Debug)]
-pub enum Uploads {
-    /// Lab 3 classes, compiled with the adapter (compiler, flags, build timeout).
-    Lab3(CppOptions),
-    /// Console programs of the grader's course, built and run by it (its
-    /// own limits apply to each scenario).
-    Console(Arc<ConsoleGrader>),
-}
-
 /// How to grade each member.
 #[derive(Clone, Debug)]
 pub struct ClassOptions {
-    pub uploads: Uploads,
-    /// Each scenario's limits (Lab 3 uploads).
-    pub limits: Limits,
+    /// The class's one plan: which kind of upload, how it is built and run
+    /// (chosen by the scenarios, never by one member's upload).
+    pub plan: Plan,
     /// The whole class's job budget (builds and scenario runs).
     pub jobs: usize,
     pub mode: SnapshotMode,
-    /// Check memory (`--memcheck`): Lab 3 uploads are built for the tool
-    /// (`uploads` says so) and run under it; console uploads through their
-    /// grader's own options. With [`LeakPolicy::Item`] each member gets the
-    /// leak item after its scenarios.
-    pub memcheck: Option<Memcheck>,
 }
 
 /// One member, graded.
@@ -186,7 +176,8 @@ pub fn grade_class(
         .collect()
 }
 
-/// Builds and grades one member; whatever goes wrong is its result.
+/// Builds and grades one member; whatever goes wrong is its result,
+/// except a build that could not even start (the staff's, kept apart).
 pub fn grade_one(
     m: &Member,
     found: &[Found],
@@ -195,47 +186,26 @@ pub fn grade_one(
     jobs: usize,
 ) -> Graded {
     let started = Instant::now();
-    let fail_all = |kind: FailureKind| -> Vec<ScenarioResult> {
-        found
-            .iter()
-            .map(|f| runner::not_run(f, kind.clone()))
-            .collect()
-    };
-    let built = match &opts.uploads {
-        Uploads::Lab3(cpp) => grade_lab3(m, found, store, opts, cpp, jobs),
-        Uploads::Console(grader) => grade_console(m, found, grader, jobs),
-    };
-    let leak_points = match opts.memcheck.map(|m| m.policy.leaks) {
-        Some(LeakPolicy::Item(points)) => Some(points),
-        _ => None,
-    };
-    let (notes, results, staff_error) = match built {
-        Ok((notes, mut results)) => {
-            if let Some(item) = leak_points.and_then(|p| memcheck::leak_item(&results, p)) {
-                results.push(item);
-            }
-            (notes, results, None)
+    let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
+        Ok(prepared) => {
+            let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
+            results.extend(prepared.leak_item(&results));
+            (prepared.notes.clone(), results, None)
         }
         Err(e) => {
-            let (notes, kind, staff) = match e {
-                BuildError::Compile(msg) => (Vec::new(), FailureKind::CompileError(msg), None),
-                // Missing or unrecognisable files are the student's problem.
-                e @ BuildError::NotRecognised(_) => (
-                    vec![e.to_string()],
-                    FailureKind::NotRecognised(e.to_string()),
-                    None,
-                ),
-                e @ BuildError::Io(_) => (
-                    Vec::new(),
-                    FailureKind::CompileError(e.to_string()),
-                    Some(e.to_string()),
-                ),
-            };
-            let mut results = fail_all(kind.clone());
-            if let Some(points) = leak_points {
-                results.push(memcheck::leak_item_not_run(kind, points));
+            let kind = FailureKind::CompileError(e.to_string());
+            let mut results: Vec<ScenarioResult> = found
+                .iter()
+                .map(|f| runner::not_run(f, kind.clone()))
+                .collect();
+            // The leak item too, so that every member is graded out of the
+            // same points.
+            if let Some(crate::memcheck::LeakPolicy::Item(points)) =
+                opts.plan.memcheck().map(|m| m.policy.leaks)
+            {
+                results.push(crate::memcheck::leak_item_not_run(kind, points));
             }
-            (notes, results, staff)
+            (Vec::new(), results, Some(e.to_string()))
         }
     };
     Graded {
@@ -245,51 +215,6 @@ pub fn grade_one(
         staff_error,
         elapsed: started.elapsed(),
     }
-}
-
-/// Builds a Lab 3 member with the adapter and runs every scenario on it:
-/// (build notes, results).
-fn grade_lab3(
-    m: &Member,
-    found: &[Found],
-    store: &SnapshotStore,
-    opts: &ClassOptions,
-    cpp: &CppOptions,
-    jobs: usize,
-) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
-    let build = submission::build_cpp(&m.dir, cpp)?;
-    let limits = opts.limits.clone();
-    let command = build.command.clone();
-    let checker = build.checker(opts.memcheck);
-    let make = move || -> Box<dyn Subject> {
-        Box::new(
-            ProcessSubject::new(command.clone(), limits.clone()).with_memcheck(checker.clone()),
-        )
-    };
-    let results = runner::run_all(found, jobs, &make, store, opts.mode, |_| {});
-    Ok((build.notes.clone(), results))
-}
-
-/// Builds a console member (after the overlay) and grades every scenario
-/// on it. An upload that is not a console program (a Lab 3 upload, or no
-/// sources at all) is not recognised: the scenarios want the course's
-/// program.
-fn grade_console(
-    m: &Member,
-    found: &[Found],
-    grader: &ConsoleGrader,
-    jobs: usize,
-) -> Result<(Vec<String>, Vec<ScenarioResult>), BuildError> {
-    let build = grader.build(&m.dir)?;
-    let results = runner::run_pool(
-        found,
-        jobs,
-        &|| (),
-        |_, f| grader.grade(f, &build.program),
-        false,
-        |_| {},
-    );
-    Ok((Vec::new(), results))
 }
 
 #[cfg(test)]
@@ -313,6 +238,7 @@ mod tests {
         assert!(
             members(empty.path())
                 .unwrap_err()
+                .to_string()
                 .contains("no submission folders")
         );
     }

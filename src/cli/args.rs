@@ -82,7 +82,6 @@ impl SubjectArgs {
         if let Some(flags) = &self.cflags {
             options.cflags = flags.split_whitespace().map(str::to_string).collect();
         }
-        options.memcheck = self.memcheck().map(|m| m.tool);
         options
     }
 
@@ -102,11 +101,6 @@ impl SubjectArgs {
                 },
             },
         })
-    }
-
-    /// A run note saying what `--memcheck` checks and what a finding costs.
-    pub fn memcheck_note(&self) -> Option<String> {
-        self.memcheck().map(|m| chessgrade::memcheck::describe(&m))
     }
 }
 
@@ -253,6 +247,25 @@ pub struct OutputArgs {
     pub output_dir: Option<PathBuf>,
 }
 
+/// `grade --class` in shards, one per machine (merged with `merge`).
+#[derive(Args)]
+pub struct ShardArgs {
+    /// With --class: grade only shard K of N of the class (a share balanced by upload size,
+    /// the same on every machine) and write a class slice for `merge`. Without it, K/N come
+    /// from a Slurm job array, a Kubernetes Indexed Job or GitLab `parallel:` when the run is
+    /// one of their tasks; `--shard 1/1` grades the whole class wherever it runs.
+    #[arg(long, value_name = "K/N", requires = "class")]
+    pub shard: Option<chessgrade::class::shard::ShardSpec>,
+    /// With --class in a Kubernetes Indexed Job: the number of shards (the Job's
+    /// completions; default: the CHESSGRADE_SHARD_COUNT variable).
+    #[arg(long, value_name = "N", requires = "class", conflicts_with = "shard", value_parser = shard_count)]
+    pub shard_count: Option<usize>,
+}
+
+fn shard_count(text: &str) -> Result<usize, String> {
+    bounded(text, 1, 1 << 20, "shards").map(|n| n as usize)
+}
+
 #[derive(Args)]
 pub struct LimitArgs {
     /// Wall-clock seconds per scenario; the submission's whole process group is killed after it.
@@ -289,21 +302,6 @@ impl LimitArgs {
             max_output_bytes: self.max_output_mb.saturating_mul(1 << 20),
             ..chessgrade::subject::Limits::default()
         }
-    }
-
-    /// The isolation submissions get, as a report line
-    /// (`isolation: landlock abi 7, no network, uid 65534`); with
-    /// `--require-isolation`, what is missing as the error when not all of
-    /// it holds.
-    pub fn isolation(&self) -> Result<String, String> {
-        let iso = chessgrade::sandbox::isolation();
-        if self.require_isolation && !iso.complete() {
-            return Err(format!(
-                "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
-                iso.missing().join("; ")
-            ));
-        }
-        Ok(format!("isolation: {iso}"))
     }
 
     /// How long a build may take.

@@ -8,117 +8,122 @@
 //! here we show progress, print the class table, and write the
 //! per-submission reports (`--output-dir`) and the class report
 //! (`--output`, human / json / html).
+//!
+//! With `--shard K/N` (or an engine's variables, which the library reads)
+//! only the library's share of the members is graded, and the class
+//! report is a slice that `merge` joins with the others ([`write_class`]
+//! writes both).
 
-use super::args::{ConsoleArgs, Format, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
-use super::batch::{self, Discovered};
+use super::args::{
+    ConsoleArgs, Format, LimitArgs, OutputArgs, ScenarioArgs, ShardArgs, SubjectArgs,
+};
+use super::batch;
 use super::emit::{emit, write_out};
-use chessgrade::class::{self, ClassOptions, Graded, Uploads};
-use chessgrade::console::{self as console_grading, ConsoleGrader};
+use chessgrade::class::{self, ClassOptions, Graded, shard};
+use chessgrade::grading::{self, Discovered, Plan, StaffError};
 use chessgrade::report::sanitize::terminal;
-use chessgrade::report::{ClassReport, Report, html};
+use chessgrade::report::{ClassIdentity, ClassReport, Report, SliceInfo, html};
 use chessgrade::runner::{SnapshotMode, Summary};
-use chessgrade::snapshot::SnapshotStore;
 use colored::Colorize;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
-pub fn grade_class(
-    dir: &Path,
-    args: &ScenarioArgs,
-    subject: &SubjectArgs,
-    console: &ConsoleArgs,
-    limit_args: &LimitArgs,
-    output: &OutputArgs,
-) -> u8 {
-    if matches!(
-        output.format,
-        Format::Junit | Format::Gradescope | Format::Github
-    ) && output.output.is_some()
-    {
-        eprintln!(
-            "error: a class report is human, json or html; write {} reports per submission with --output-dir",
-            match output.format {
+/// Refuses a class report in a per-submission format (`--output` with
+/// junit, gradescope or github).
+pub fn check_format(format: Format, output: bool) -> Result<(), StaffError> {
+    if matches!(format, Format::Junit | Format::Gradescope | Format::Github) && output {
+        return Err(StaffError::Usage(format!(
+            "a class report is human, json or html; write {} reports per submission with --output-dir",
+            match format {
                 Format::Junit => "junit",
                 Format::Gradescope => "gradescope",
                 _ => "github",
             }
-        );
-        return 2;
+        )));
     }
-    let isolation = match limit_args.isolation() {
-        Ok(line) => line,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let members = match class::members(dir) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    Ok(())
+}
+
+pub fn grade_class(
+    dir: &Path,
+    args: &ScenarioArgs,
+    shards: &ShardArgs,
+    subject: &SubjectArgs,
+    console: &ConsoleArgs,
+    limit_args: &LimitArgs,
+    output: &OutputArgs,
+) -> Result<u8, StaffError> {
+    check_format(output.format, output.output.is_some())?;
+    let isolation = grading::isolation_note(limit_args.require_isolation)?;
+    let all = class::members(dir)?;
+    let shard = shard::detect(shards.shard, shards.shard_count, |name| {
+        std::env::var(name).ok()
+    })
+    .map_err(|e| StaffError::Usage(format!("cannot tell which shard to grade: {e}")))?;
+    if shard.is_some() && args.partition.is_some() {
+        return Err(StaffError::Usage(
+            "a class in shards splits its members, --partition a run's scenarios: give only one"
+                .into(),
+        ));
+    }
+    let members = match &shard {
+        Some(s) => shard::select(&all, s),
+        None => all.clone(),
     };
     let started = Instant::now();
-    args.input.apply();
+    let spec = batch::spec(args, SnapshotMode::Check);
     let Discovered {
         found,
         errors,
-        skipped,
+        notes: skipped,
         identity,
-    } = batch::discover(args);
+    } = spec.discover().map_err(|e| match e {
+        StaffError::NoScenario { notes, .. } => StaffError::NoScenario {
+            message: "no scenario selected for the class (pass --allow-empty to accept that)"
+                .into(),
+            notes,
+        },
+        e => e,
+    })?;
     for note in &skipped {
         eprintln!("note: {}", terminal(note));
     }
     for diag in &errors {
         eprintln!("error: {}", terminal(&diag.to_string()));
     }
-    if found.is_empty() && errors.is_empty() && !args.allow_empty {
-        eprintln!("error: no scenario selected for the class (pass --allow-empty to accept that)");
-        return 2;
+    let store = spec.store();
+    let options = super::grade::upload_options(subject, console, limit_args)?;
+    let plan = Plan::for_uploads(&found, &store, &options)?;
+    if plan.judges_on_snapshots() {
+        spec.check_snapshots(&found)?;
     }
-    let store = SnapshotStore::new(&args.snapshot.snapshots);
-    let uploads = if console.forces_console() || console_grading::wants_console(&found) {
-        let mut options = match console.options(&subject.compiler, limit_args) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        };
-        options.memcheck = subject.memcheck();
-        match ConsoleGrader::new(&found, &store, options) {
-            Ok(grader) => Uploads::Console(Arc::new(grader)),
-            Err(e) => {
-                for line in e.messages() {
-                    eprintln!("error: {line}");
-                }
-                return 2;
-            }
-        }
-    } else {
-        Uploads::Lab3(subject.cpp_options(limit_args.compile_timeout()))
-    };
-    let kind = match &uploads {
-        Uploads::Lab3(_) => "Lab 3".to_string(),
-        Uploads::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
-    };
+    let kind = plan.kind_name();
+    let memcheck_note = plan.memcheck_note();
     let opts = ClassOptions {
-        uploads,
-        limits: limit_args.limits(),
-        jobs: batch::jobs(args),
+        plan,
+        jobs: spec.jobs,
         mode: SnapshotMode::Check,
-        memcheck: subject.memcheck(),
     };
-    println!(
-        "grading {} {kind} submissions in {} on {} scenarios",
-        members.len(),
-        dir.display(),
-        found.len()
-    );
+    match &shard {
+        None => println!(
+            "grading {} {kind} submissions in {} on {} scenarios",
+            members.len(),
+            dir.display(),
+            found.len()
+        ),
+        Some(s) => println!(
+            "grading shard {}/{}: {} of {} {kind} submissions in {} on {} scenarios\nshard from {}",
+            s.index,
+            s.count,
+            members.len(),
+            all.len(),
+            dir.display(),
+            found.len(),
+            terminal(&s.origin()),
+        ),
+    }
     println!("{isolation}");
-    let memcheck_note = subject.memcheck_note();
     if let Some(note) = &memcheck_note {
         println!("{note}");
     }
@@ -154,11 +159,19 @@ pub fn grade_class(
         .map(|g| {
             let mut report = g.report(&identity);
             report.notes.push(isolation.clone());
-            report.notes.extend(memcheck_note.clone());
             report
         })
         .collect();
-    let class_report = ClassReport::new(reports);
+    let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+    let mut class_report =
+        ClassReport::new(reports).with_identity(ClassIdentity::of(&names), identity);
+    if let Some(s) = &shard {
+        class_report = class_report.with_shard(SliceInfo {
+            index: s.index,
+            count: s.count,
+            from: s.origin(),
+        });
+    }
     println!("\n{}", terminal(&class_report.table()));
     let staff: Vec<String> = graded
         .iter()
@@ -171,55 +184,88 @@ pub fn grade_class(
     for e in &staff {
         eprintln!("error: {e}");
     }
-    if let Some(out_dir) = &output.output_dir {
-        if let Err(e) = std::fs::create_dir_all(out_dir) {
-            eprintln!("error: {}: {e}", out_dir.display());
-            return 2;
-        }
-        for (g, r) in graded.iter().zip(&class_report.submissions) {
-            let path = out_dir.join(format!("{}.{}", g.member.name, extension(output.format)));
+    let wrote = write_class(
+        &class_report,
+        &format!("chessgrade: class {}", dir.display()),
+        output.format,
+        output.output.as_deref(),
+        output.output_dir.as_deref(),
+        |i, format, path| {
+            let g = &graded[i];
             let summary = Summary::of(&g.results);
-            if let Err(e) = emit(r, output.format, Some(&path), &g.results, &summary) {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return 2;
-            }
-        }
+            emit(
+                &class_report.submissions[i],
+                format,
+                Some(path),
+                &g.results,
+                &summary,
+            )
+        },
+    )?;
+    if let Some(out_dir) = wrote {
         println!("wrote {} reports to {}", graded.len(), out_dir.display());
     }
-    if let Some(path) = &output.output {
-        let bytes = match output.format {
-            Format::Json => serde_json::to_string_pretty(&class_report)
-                .map(|mut s| {
-                    s.push('\n');
-                    s
-                })
-                .unwrap_or_default(),
-            Format::Html => html::page(
-                &format!("chessgrade: class {}", dir.display()),
-                &class_report.submissions,
-            ),
-            _ => class_report.table(),
-        };
-        if let Err(e) = write_out(Some(path), bytes.as_bytes()) {
-            eprintln!("error: cannot write the report: {e}");
-            return 2;
+    println!("graded in {:.1}s", started.elapsed().as_secs_f64());
+    Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
+}
+
+/// Writes each submission's report into `output_dir` (when given) with
+/// `member(i, format, path)`, then the class report in `format` (human:
+/// the table; json; html titled `title`) to `output` (when given).
+/// Returns the folder written to, if any.
+pub fn write_class<'a>(
+    class_report: &ClassReport,
+    title: &str,
+    format: Format,
+    output: Option<&Path>,
+    output_dir: Option<&'a Path>,
+    member: impl Fn(usize, Format, &Path) -> std::io::Result<()>,
+) -> Result<Option<&'a Path>, StaffError> {
+    if let Some(out_dir) = output_dir {
+        if let Err(error) = std::fs::create_dir_all(out_dir) {
+            return Err(StaffError::Output {
+                target: out_dir.display().to_string(),
+                error,
+            });
+        }
+        for (i, r) in class_report.submissions.iter().enumerate() {
+            let path = out_dir.join(format!("{}.{}", r.subject, extension(format)));
+            if let Err(error) = member(i, format, &path) {
+                return Err(StaffError::Output {
+                    target: path.display().to_string(),
+                    error,
+                });
+            }
         }
     }
-    println!("graded in {:.1}s", started.elapsed().as_secs_f64());
-    if !staff.is_empty() || !errors.is_empty() {
-        2
-    } else if class_report
-        .submissions
-        .iter()
-        .any(|r| r.totals().failed + r.totals().errors > 0)
-    {
-        1
-    } else {
-        0
+    if let Some(path) = output {
+        write_out(
+            Some(path),
+            class_bytes(class_report, title, format).as_bytes(),
+        )
+        .map_err(|error| StaffError::Output {
+            target: path.display().to_string(),
+            error,
+        })?;
+    }
+    Ok(output_dir)
+}
+
+/// The class report as text in `format` (json, html, else the table).
+pub fn class_bytes(class_report: &ClassReport, title: &str, format: Format) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(class_report)
+            .map(|mut s| {
+                s.push('\n');
+                s
+            })
+            .unwrap_or_default(),
+        Format::Html => html::page(title, &class_report.submissions),
+        _ => class_report.table(),
     }
 }
 
-fn extension(format: Format) -> &'static str {
+pub fn extension(format: Format) -> &'static str {
     match format {
         Format::Human => "txt",
         Format::Json | Format::Gradescope => "json",

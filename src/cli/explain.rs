@@ -3,24 +3,31 @@
 //! The subject is the reference engine (a student re-checks a snapshot),
 //! a Lab 3 submission folder, or any protocol engine; the expected answers
 //! are the scenario's snapshot, or the reference engine's trace when it has
-//! none.
+//! none. A console program (a JHU or CUHK upload, or `--program`) is built
+//! as `grade` builds it (`--overlay`, `--build`, the graders' Mystery.h)
+//! and walked command by command by the library's `explain_console`.
 
-use super::args::{SnapshotArgs, SubjectArgs};
-use chessgrade::explain::{RenderOptions, explain, render};
+use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
+use chessgrade::explain::{
+    ConsoleExplainError, RenderOptions, explain, explain_console, render, render_console,
+};
+use chessgrade::grading::{Plan, StaffError, UploadOptions};
 use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
-use chessgrade::runner;
+use chessgrade::runner::{self, Found};
+use chessgrade::scenario::Scenario;
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::{EngineSubject, Limits, ProcessSubject, Subject};
-use chessgrade::submission::{self, BuildError};
+use chessgrade::subject::{EngineSubject, ProcessSubject, Subject};
+use chessgrade::submission::{self, BuildError, UploadKind};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub struct ExplainArgs {
     pub scenario: PathBuf,
     pub subject: SubjectArgs,
     pub snapshot: SnapshotArgs,
+    pub console: ConsoleArgs,
+    pub limits: LimitArgs,
     pub line: Option<u32>,
     pub all: bool,
     pub ascii: bool,
@@ -41,6 +48,15 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
         eprintln!("error: {}: not a scenario file", a.scenario.display());
         return 2;
     };
+    // A console upload (or a console flag) is walked as its course runs it.
+    let console_upload = a
+        .subject
+        .submission
+        .as_deref()
+        .is_some_and(|dir| submission::recognise(dir) == Some(UploadKind::Console));
+    if a.console.forces_console() || console_upload {
+        return explain_console_cmd(a, &scenario, &source, &found);
+    }
     let store = SnapshotStore::new(&a.snapshot.snapshots);
     let expected = match store.load(&found.rel) {
         Ok(Some(snap)) => {
@@ -63,38 +79,46 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
             return 2;
         }
     };
-    let limits = Limits::default();
+    let limits = a.limits.limits();
     let (mut subject, name, _build): (Box<dyn Subject>, String, _) =
         match (&a.subject.submission, &a.subject.engine) {
             (Some(dir), _) => {
-                let options = a.subject.cpp_options(Duration::from_secs(300));
-                match submission::build_cpp(dir, &options) {
-                    Ok(build) => (
-                        Box::new(
-                            ProcessSubject::new(build.command.clone(), limits)
-                                .with_memcheck(build.checker(a.subject.memcheck())),
-                        ),
-                        format!("submission {}", dir.display()),
-                        Some(build),
-                    ),
-                    Err(BuildError::Compile(msg)) => {
-                        println!("the submission did not compile:\n{msg}");
-                        return 1;
-                    }
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                }
-            }
-            (None, Some(engine)) => {
-                let cmd = match super::grade::engine_command(engine, a.subject.command.clone()) {
-                    Ok(cmd) => cmd,
+                // Built as `grade` builds it (`--memcheck` included).
+                let plan = match upload_options(a) {
+                    Ok(options) => Plan::lab3(&options),
                     Err(e) => {
                         eprintln!("error: {e}");
                         return 2;
                     }
                 };
+                let prepared = match plan.build(dir) {
+                    Ok(prepared) => prepared,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+                if let Some(msg) = prepared.compiler_message() {
+                    println!("the submission did not compile:\n{msg}");
+                    return 1;
+                }
+                let Some(subject) = prepared.subject() else {
+                    for note in &prepared.notes {
+                        eprintln!("error: {note}");
+                    }
+                    return 2;
+                };
+                (subject, prepared.name.clone(), Some(prepared))
+            }
+            (None, Some(engine)) => {
+                let cmd =
+                    match chessgrade::grading::engine_command(engine, a.subject.command.clone()) {
+                        Ok(cmd) => cmd,
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return 2;
+                        }
+                    };
                 let name = format!("engine {}", cmd.program.display());
                 (Box::new(ProcessSubject::new(cmd, limits)), name, None)
             }
@@ -110,7 +134,25 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
         scenario.directives.rules.name()
     );
     let e = explain(&scenario, &source, subject.as_mut(), &expected);
-    let opts = RenderOptions {
+    match render(&e, render_options(a)) {
+        Ok(text) => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            u8::from(e.fails())
+        }
+        Err(msg) => {
+            eprintln!("error: {}: {msg}", a.scenario.display());
+            2
+        }
+    }
+}
+
+/// The upload options these flags ask for, as `grade` takes them.
+fn upload_options(a: &ExplainArgs) -> Result<UploadOptions, StaffError> {
+    super::grade::upload_options(&a.subject, &a.console, &a.limits)
+}
+
+fn render_options(a: &ExplainArgs) -> RenderOptions {
+    RenderOptions {
         style: Style {
             unicode: !a.ascii && locale_is_utf8(),
             width: terminal_width(),
@@ -118,11 +160,114 @@ pub fn explain_cmd(a: &ExplainArgs) -> u8 {
         },
         line: a.line,
         all: a.all,
+    }
+}
+
+/// A console program, built (or taken with `--program`) as `grade` does,
+/// walked command by command. Staff-side problems (a scenario the course's
+/// program cannot play, a missing program) are exit 2; an upload that does
+/// not compile is the student's (exit 1, its message shown).
+fn explain_console_cmd(a: &ExplainArgs, scenario: &Scenario, source: &str, found: &Found) -> u8 {
+    if a.subject.engine.is_some() {
+        eprintln!(
+            "error: a console program is explained with --submission DIR or --program PATH, not --engine"
+        );
+        return 2;
+    }
+    if let Err(e) = chessgrade::grading::isolation_note(a.limits.require_isolation) {
+        eprintln!("error: {e}");
+        return 2;
+    }
+    let store = SnapshotStore::new(&a.snapshot.snapshots);
+    // The course's grader as `grade` sets it up (`--memcheck` included).
+    let found = std::slice::from_ref(found);
+    let plan = upload_options(a).and_then(|options| match &a.subject.submission {
+        Some(_) => Plan::for_console(found, &store, &options),
+        None => Plan::for_program(found, &store, &options),
+    });
+    let grader = match plan.as_ref().map(|p| p.console_grader()) {
+        Ok(Some(grader)) => grader.clone(),
+        Ok(None) => unreachable!("a console plan has a console grader"),
+        Err(e) => {
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            return 2;
+        }
     };
-    match render(&e, opts) {
+    let course = grader.dialect().name().to_uppercase();
+    let (program, name, _build) = match (&a.subject.submission, &a.console.program) {
+        (Some(dir), _) => match grader.build(dir) {
+            Ok(build) => (
+                build.program.clone(),
+                format!("submission {}", dir.display()),
+                Some(build),
+            ),
+            Err(BuildError::Compile(msg)) => {
+                println!("the submission did not compile:\n{msg}");
+                return 1;
+            }
+            // An existing folder that holds no console program is the
+            // student's result, as in `grade`; a missing one the staff's.
+            Err(e @ BuildError::NotRecognised(_)) if dir.is_dir() => {
+                println!("{e}");
+                return 1;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        (None, Some(path)) => {
+            let runnable = path.canonicalize().ok().filter(|p| {
+                use std::os::unix::fs::PermissionsExt;
+                p.metadata()
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            });
+            let Some(program) = runnable else {
+                eprintln!(
+                    "error: the program `{}` does not exist or is not executable",
+                    path.display()
+                );
+                return 2;
+            };
+            (
+                grader.program(program),
+                format!("program {}", path.display()),
+                None,
+            )
+        }
+        (None, None) => {
+            eprintln!("error: --build and --overlay build an upload: give --submission DIR");
+            return 2;
+        }
+    };
+    println!("expected: what the {course} program prints, worked out on the reference engine");
+    if let Some(build) = &_build {
+        for note in &build.notes {
+            println!("note: {note}");
+        }
+    }
+    println!(
+        "explaining {} ({} rules) with {name}, the {course} console program\n",
+        a.scenario.display(),
+        scenario.directives.rules.name()
+    );
+    let e = match explain_console(scenario, source, &program, &grader.options().texts) {
+        Ok(e) => e,
+        Err(e @ ConsoleExplainError::Compile(_)) => {
+            println!("{e}");
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", a.scenario.display());
+            return 2;
+        }
+    };
+    match render_console(&e, render_options(a)) {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            u8::from(e.fails())
+            u8::from(e.mismatch.is_some())
         }
         Err(msg) => {
             eprintln!("error: {}: {msg}", a.scenario.display());

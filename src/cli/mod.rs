@@ -23,8 +23,8 @@ mod shrink;
 mod trace;
 
 use args::{
-    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, SnapshotArgs,
-    SubjectArgs,
+    ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, ShardArgs,
+    SnapshotArgs, SubjectArgs,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
@@ -108,6 +108,8 @@ enum Command {
         #[arg(long, conflicts_with = "engine", value_name = "DIR")]
         class: Option<PathBuf>,
         #[command(flatten)]
+        shards: ShardArgs,
+        #[command(flatten)]
         console: ConsoleArgs,
         #[command(flatten)]
         limits: LimitArgs,
@@ -116,10 +118,12 @@ enum Command {
     },
     /// Walk one scenario step by step: the source line, what was answered
     /// against what was expected, and the boards before and after each
-    /// step with the missing (+) and extra (x) squares marked.
+    /// step with the missing (+) and extra (x) squares marked. A console
+    /// program (JHU, CUHK) is walked command by command: the input sent,
+    /// the lines expected and printed, saved files, the board after each.
     #[command(
         after_help = "Exit codes: 0 every step matches; 1 a step does not match; 2 usage error or unreadable input.",
-        mut_arg("submission", |a| a.help("A Lab 3 C++ submission folder to explain (default: the reference engine)"))
+        mut_arg("submission", |a| a.help("A submission folder to explain: Lab 3 C++ classes, or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK) (default: the reference engine)"))
     )]
     Explain {
         /// The scenario file.
@@ -137,6 +141,10 @@ enum Command {
         ascii: bool,
         #[command(flatten)]
         snapshot: SnapshotArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
@@ -197,12 +205,14 @@ Exit codes: 0 written; 2 bad options or a write error."
     #[command(
         after_help = "The scenario is judged against its snapshot (--snapshots, --root, as for `grade` \
 and `explain`), or the reference engine when it has none; each smaller candidate has no snapshot \
-and is judged against the reference engine. \
+and is judged against the reference engine. A console program (a JHU or CUHK upload, or --program) \
+is built as `grade` builds it and each candidate graded as `grade` grades it; candidates its course's \
+program cannot play are skipped. \
 Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passes the scenario; \
 2 usage error, unreadable scenario, or a submission that cannot be built or run.",
         mut_arg("submission", |a| a
-            .help("A Lab 3 C++ submission folder, compiled once with the adapter")
-            .required_unless_present("engine"))
+            .help("A submission folder, built once: Lab 3 C++ classes (with the adapter), or a console program (Makefile, CMakeLists.txt or .cpp files; JHU, CUHK)")
+            .required_unless_present_any(["engine", "program"]))
     )]
     Shrink {
         /// The failing scenario file.
@@ -213,6 +223,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         snapshot: SnapshotArgs,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
         /// Candidates to try at most (each is one run of the submission).
         #[arg(long, default_value_t = 2000)]
         max_runs: usize,
@@ -227,7 +239,8 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         #[arg(long)]
         v1: bool,
     },
-    /// Merge JSON reports of a split run (`--partition`) into one result.
+    /// Merge JSON reports of a split run (`--partition`) into one result, or the class
+    /// slices of a class graded in shards (`grade --class --shard`) into one class report.
     #[command(after_help = EXIT_CODES)]
     Merge {
         /// JSON reports written with `--format json`.
@@ -239,16 +252,37 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// Write the report here instead of stdout.
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Class slices: also write each submission's report (in --format) into this
+        /// folder, as `<submission>.<ext>`.
+        #[arg(long)]
+        output_dir: Option<PathBuf>,
     },
 }
 
-/// Parses the command line, runs the command, and returns its exit code.
+/// Parses the command line, runs the command, and returns its exit code:
+/// the command's own, or 2 with the staff error's message (its notes
+/// first, as `note:` lines).
 pub fn main() -> u8 {
+    match dispatch() {
+        Ok(code) => code,
+        Err(e) => {
+            for note in e.notes() {
+                eprintln!("note: {note}");
+            }
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            2
+        }
+    }
+}
+
+fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
     let cli = Cli::parse();
     setup_color(cli.color);
-    match cli.command {
+    Ok(match cli.command {
         Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
-            batch::list(&scenarios)
+            batch::list(&scenarios)?
         }
         Command::Run {
             scenarios,
@@ -256,7 +290,7 @@ pub fn main() -> u8 {
             accept,
             reference,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output),
+        } => run::run(&scenarios, update, accept, &reference, &output)?,
         Command::Trace {
             file,
             reference,
@@ -266,10 +300,13 @@ pub fn main() -> u8 {
             scenarios,
             subject,
             class: Some(dir),
+            shards,
             console,
             limits,
             output,
-        } => class::grade_class(&dir, &scenarios, &subject, &console, &limits, &output),
+        } => class::grade_class(
+            &dir, &scenarios, &shards, &subject, &console, &limits, &output,
+        )?,
         Command::Grade {
             subject:
                 SubjectArgs {
@@ -278,12 +315,11 @@ pub fn main() -> u8 {
                 },
             ..
         } if chessgrade::class::looks_like_class(&dir) => {
-            eprintln!(
-                "error: {} holds several submission folders; grade them all with `--class {}`",
+            return Err(chessgrade::grading::StaffError::Usage(format!(
+                "{} holds several submission folders; grade them all with `--class {}`",
                 dir.display(),
                 dir.display()
-            );
-            2
+            )));
         }
         Command::Grade {
             scenarios,
@@ -292,7 +328,8 @@ pub fn main() -> u8 {
             limits,
             output,
             class: None,
-        } => grade::grade(&scenarios, &subject, &console, &limits, &output),
+            ..
+        } => grade::grade(&scenarios, &subject, &console, &limits, &output)?,
         Command::Gen {
             rules,
             count,
@@ -308,6 +345,7 @@ pub fn main() -> u8 {
             subject,
             snapshot,
             limits,
+            console,
             max_runs,
             output,
         } => shrink::run(
@@ -315,6 +353,7 @@ pub fn main() -> u8 {
             subject,
             &snapshot,
             &limits,
+            &console,
             max_runs,
             output.as_deref(),
         ),
@@ -323,7 +362,8 @@ pub fn main() -> u8 {
             reports,
             format,
             output,
-        } => merge::merge(&reports, format, output.as_deref()),
+            output_dir,
+        } => merge::merge(&reports, format, output.as_deref(), output_dir.as_deref())?,
         Command::Perft {
             fen,
             depth,
@@ -339,15 +379,19 @@ pub fn main() -> u8 {
             all,
             ascii,
             snapshot,
+            console,
+            limits,
         } => explain::explain_cmd(&explain::ExplainArgs {
             scenario,
             subject,
             snapshot,
+            console,
+            limits,
             line,
             all,
             ascii,
         }),
-    }
+    })
 }
 
 fn setup_color(choice: ColorChoice) {

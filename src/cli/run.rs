@@ -5,9 +5,9 @@
 //! goes on.
 
 use super::args::{OutputArgs, ReferenceArgs, ScenarioArgs};
-use super::batch::{Executor, run_batch_with};
-use chessgrade::runner::{SnapshotMode, as_reference_result};
-use chessgrade::subject::{EngineSubject, Subject};
+use super::batch;
+use chessgrade::grading::{Prepared, StaffError};
+use chessgrade::runner::SnapshotMode;
 use std::time::Duration;
 
 pub fn run(
@@ -16,24 +16,21 @@ pub fn run(
     accept: bool,
     reference: &ReferenceArgs,
     output: &OutputArgs,
-) -> u8 {
+) -> Result<u8, StaffError> {
     let mode = match (update, accept) {
         (_, true) => SnapshotMode::Accept,
         (true, _) => SnapshotMode::Propose,
         _ => SnapshotMode::Check,
     };
-    let timeout = Duration::from_secs_f64(reference.timeout);
-    let engine = move || Box::new(EngineSubject::with_timeout(timeout)) as Box<dyn Subject>;
-    let secs = reference.timeout;
-    run_batch_with(
-        scenarios,
-        mode,
-        output,
-        "reference engine",
+    let spec = batch::spec(scenarios, mode);
+    let discovered = spec.discover()?;
+    let engine = Prepared::reference(Duration::from_secs_f64(reference.timeout));
+    batch::run_and_report(
+        &spec,
+        discovered,
+        &engine,
         Vec::new(),
-        Executor::Subjects(&engine),
-        None,
-        &|r| as_reference_result(r, secs),
-        None,
+        scenarios.quiet,
+        output,
     )
 }

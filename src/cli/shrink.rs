@@ -1,17 +1,22 @@
 //! `chessgrade shrink`: build (or take) the submission once, shrink the
 //! scenario against it, print the minimal scenario and its first mismatch.
 //! The scenario is judged as `grade` and `explain` judge it: against its
-//! snapshot (`--snapshots`, `--root`), else the reference engine.
+//! snapshot (`--snapshots`, `--root`), else the reference engine. A
+//! console program (a JHU or CUHK upload, or `--program`) is built by the
+//! library's `ConsoleGrader` and each candidate graded on it as `grade`
+//! does; a candidate its course's program cannot play is skipped.
 
-use super::args::{LimitArgs, SnapshotArgs, SubjectArgs};
+use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
 use chessgrade::compare::compare;
+use chessgrade::console;
+use chessgrade::grading::{Plan, Prepared};
 use chessgrade::report::HumanReporter;
 use chessgrade::runner::{self, Found};
 use chessgrade::scenario;
-use chessgrade::shrink::{ShrinkError, Shrinker};
+use chessgrade::shrink::{ShrinkError, Shrinker, Shrunk};
 use chessgrade::snapshot::SnapshotStore;
-use chessgrade::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject};
-use chessgrade::submission::{self, BuildError};
+use chessgrade::subject::{EngineSubject, ProcessSubject, Subject};
+use chessgrade::submission::{self, BuildError, UploadKind};
 use std::path::Path;
 
 /// What the scenario itself is judged against.
@@ -59,6 +64,7 @@ pub fn run(
     subject: SubjectArgs,
     snapshot: &SnapshotArgs,
     limit_args: &LimitArgs,
+    console_args: &ConsoleArgs,
     max_runs: usize,
     out: Option<&Path>,
 ) -> u8 {
@@ -69,6 +75,22 @@ pub fn run(
             return 2;
         }
     };
+    let console_upload = subject
+        .submission
+        .as_deref()
+        .is_some_and(|dir| submission::recognise(dir) == Some(UploadKind::Console));
+    if console_args.forces_console() || console_upload {
+        return shrink_console(
+            file,
+            &original,
+            &subject,
+            snapshot,
+            limit_args,
+            console_args,
+            max_runs,
+            out,
+        );
+    }
     let expected = match expected_answers(file, &original, snapshot) {
         Ok(e) => e,
         Err(e) => {
@@ -77,64 +99,150 @@ pub fn run(
         }
     };
     let limits = limit_args.limits();
-    // Built once; the build's folder lives until the end of the shrink.
-    let (command, checker, _build) = match (&subject.submission, &subject.engine) {
-        (Some(dir), _) => {
-            match submission::build_cpp(dir, &subject.cpp_options(limit_args.compile_timeout())) {
-                Ok(build) => (
-                    build.command.clone(),
-                    build.checker(subject.memcheck()),
-                    build,
-                ),
-                Err(BuildError::Compile(msg)) => {
+    // Built once, as `grade` builds it (`--memcheck` included); the
+    // build's folder lives until the end of the shrink.
+    let (mut subject, _build): (Box<dyn Subject>, Option<Prepared>) =
+        match (&subject.submission, &subject.engine) {
+            (Some(dir), _) => {
+                let prepared = super::grade::upload_options(&subject, console_args, limit_args)
+                    .and_then(|options| Plan::lab3(&options).build(dir));
+                let prepared = match prepared {
+                    Ok(prepared) => prepared,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+                if let Some(msg) = prepared.compiler_message() {
                     println!("the submission does not compile, so every scenario fails:\n{msg}");
                     return 1;
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
+                let Some(subject) = prepared.subject() else {
+                    for note in &prepared.notes {
+                        eprintln!("error: {note}");
+                    }
                     return 2;
-                }
+                };
+                (subject, Some(prepared))
             }
-        }
-        (None, Some(engine)) => {
-            let cmd = match super::grade::engine_command(engine, subject.command) {
-                Ok(cmd) => cmd,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return 2;
-                }
-            };
-            return shrink_with(&original, &expected, cmd, limits, None, max_runs, out, file);
-        }
-        (None, None) => unreachable!("clap requires --submission or --engine"),
-    };
-    shrink_with(
-        &original, &expected, command, limits, checker, max_runs, out, file,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn shrink_with(
-    original: &scenario::Scenario,
-    expected: &Expected,
-    command: EngineCommand,
-    limits: Limits,
-    checker: Option<chessgrade::memcheck::Checker>,
-    max_runs: usize,
-    out: Option<&Path>,
-    file: &Path,
-) -> u8 {
-    let mut subject = ProcessSubject::new(command, limits).with_memcheck(checker);
-    if let Expected::Snapshot(found, store) = expected {
+            (None, Some(engine)) => {
+                let cmd = match chessgrade::grading::engine_command(engine, subject.command) {
+                    Ok(cmd) => cmd,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+                (Box::new(ProcessSubject::new(cmd, limits)), None)
+            }
+            (None, None) => unreachable!("clap requires --submission or --engine"),
+        };
+    if let Expected::Snapshot(found, store) = &expected {
         println!(
             "expected: {} (the reference engine answers otherwise; smaller scenarios are judged against it)",
             store.path_for(&found.rel).display()
         );
     }
-    let shrunk = Shrinker::new(&mut subject, max_runs).and_then(|mut s| match expected {
-        Expected::Engine => s.shrink(original),
-        Expected::Snapshot(found, store) => s.shrink_found(original, found, store),
+    let shrunk = Shrinker::new(subject.as_mut(), max_runs).and_then(|mut s| match &expected {
+        Expected::Engine => s.shrink(&original),
+        Expected::Snapshot(found, store) => s.shrink_found(&original, found, store),
     });
+    report(shrunk, &original, out, file)
+}
+
+/// A console program, built once as `grade` builds it (or `--program`),
+/// each candidate graded on it as `grade` grades it.
+#[allow(clippy::too_many_arguments)]
+fn shrink_console(
+    file: &Path,
+    original: &scenario::Scenario,
+    subject: &SubjectArgs,
+    snapshot: &SnapshotArgs,
+    limit_args: &LimitArgs,
+    console_args: &ConsoleArgs,
+    max_runs: usize,
+    out: Option<&Path>,
+) -> u8 {
+    if subject.engine.is_some() {
+        eprintln!(
+            "error: a console program is shrunk with --submission DIR or --program PATH, not --engine"
+        );
+        return 2;
+    }
+    let (found, _) = runner::discover(std::slice::from_ref(&file.to_path_buf()), &snapshot.root);
+    let Some(found) = found.into_iter().next() else {
+        eprintln!("error: {}: not a scenario file", file.display());
+        return 2;
+    };
+    let store = SnapshotStore::new(&snapshot.snapshots);
+    // The course's grader as `grade` sets it up (`--memcheck` included).
+    let scenarios = std::slice::from_ref(&found);
+    let plan =
+        super::grade::upload_options(subject, console_args, limit_args).and_then(|options| {
+            match &subject.submission {
+                Some(_) => Plan::for_console(scenarios, &store, &options),
+                None => Plan::for_program(scenarios, &store, &options),
+            }
+        });
+    let grader = match plan.as_ref().map(|p| p.console_grader()) {
+        Ok(Some(grader)) => grader.clone(),
+        Ok(None) => unreachable!("a console plan has a console grader"),
+        Err(e) => {
+            for line in e.messages() {
+                eprintln!("error: {line}");
+            }
+            return 2;
+        }
+    };
+    // Built once; the build's folders live until the end of the shrink.
+    let (program, _build) = match (&subject.submission, &console_args.program) {
+        (Some(dir), _) => match grader.build(dir) {
+            Ok(build) => (build.program.clone(), Some(build)),
+            Err(BuildError::Compile(msg)) => {
+                println!("the submission does not compile, so every scenario fails:\n{msg}");
+                return 1;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        (None, Some(path)) => match path.canonicalize() {
+            Ok(p) if p.is_file() => (grader.program(p), None),
+            _ => {
+                eprintln!(
+                    "error: the program `{}` does not exist or is not executable",
+                    path.display()
+                );
+                return 2;
+            }
+        },
+        (None, None) => {
+            eprintln!("error: --build and --overlay build an upload: give --submission DIR");
+            return 2;
+        }
+    };
+    let texts = grader.options().texts.clone();
+    let judge = Box::new(
+        |candidate: &scenario::Scenario, found: &Found, _: &SnapshotStore| {
+            // The expected transcript is the reference's; a candidate the
+            // course's program cannot play (another setup) is skipped.
+            console::plan(candidate, &texts).ok()?;
+            Some(grader.grade(found, &program))
+        },
+    );
+    let shrunk = Shrinker::with_judge(judge, max_runs).and_then(|mut s| s.shrink(original));
+    report(shrunk, original, out, file)
+}
+
+/// Prints the minimal scenario and its first mismatch (and writes it to
+/// `out`): exit 1, or 0 when the scenario passes, 2 for a grader's error.
+fn report(
+    shrunk: Result<Shrunk, ShrinkError>,
+    original: &scenario::Scenario,
+    out: Option<&Path>,
+    file: &Path,
+) -> u8 {
     let shrunk = match shrunk {
         Ok(s) => s,
         Err(ShrinkError::Passes) => {

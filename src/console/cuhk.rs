@@ -11,9 +11,9 @@
 //! played in mode 2 or 3 instead and judged by property ([`super::machine`]).
 
 use super::texts::{CuhkTexts, fill};
-use super::{Dialect, Exchange, Judging, NotGradable, Plan};
+use super::{Dialect, Exchange, Judging, NotGradable, Place, Plan};
 use crate::domain::Color;
-use crate::engine::{Game, GameStatus, MoveError, Position, START_FEN};
+use crate::engine::{BoardText, Game, GameStatus, MoveError, Position, START_FEN};
 use crate::scenario::{Scenario, StepKind};
 use crate::subject::Setup;
 
@@ -38,16 +38,20 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
     let mut exchanges = vec![
         Exchange {
             line: None,
+            place: Some(start_place()),
             input: None,
             expected: Vec::new(),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         },
         Exchange {
             line: None,
+            place: Some(mode_place(&t.mode, t)),
             input: Some(t.mode.clone()),
             expected: round_lines(round, game.position(), t),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         },
     ];
@@ -108,20 +112,25 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         };
         exchanges.push(Exchange {
             line,
+            place: None,
             input: Some(input),
             expected,
             board_before,
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }
     if !ended {
         // The program reads until the game ends: stop it, as the course does.
+        let board_before = game.position().board_text();
         game.stop();
         exchanges.push(Exchange {
             line: None,
+            place: Some(Place::end(&t.stop)),
             input: Some(t.stop.clone()),
             expected: vec![winner_line(&game, t)],
-            board_before: game.position().board_text(),
+            board_after: board_before.clone(),
+            board_before,
             saves: Vec::new(),
         });
     }
@@ -139,7 +148,28 @@ pub(super) fn plan(scenario: &Scenario, t: &CuhkTexts) -> Result<Plan, NotGradab
         exchanges,
         exit_status: t.exit_status,
         machine: None,
+        layout: Some(BoardLayout::of(t, game.position())),
+        build: None,
     })
+}
+
+/// The program's start, before the mode prompt is answered.
+pub(super) fn start_place() -> Place {
+    Place::new(
+        "setup: the program's start (before the mode prompt is answered)",
+        "board at the start",
+    )
+}
+
+/// The mode sent: the game starts.
+pub(super) fn mode_place(mode: &str, t: &CuhkTexts) -> Place {
+    Place::new(
+        format!(
+            "setup: mode `{mode}` sent (the game starts: `{}` and the board)",
+            fill(&t.round, "n", "1")
+        ),
+        "board at the start",
+    )
 }
 
 /// Does a `machine` step come while the game runs (as `chessgrade run`
@@ -213,6 +243,77 @@ pub(super) fn board_lines(pos: &Position, t: &CuhkTexts) -> Vec<String> {
         lines.push(t.board_separator.clone());
     }
     lines
+}
+
+/// How `Board::print` lays a board out (the texts' cell separator, empty
+/// cell and case), to read a board the program printed back into the
+/// reference's board text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardLayout {
+    cell_separator: String,
+    empty_cell: String,
+    white_lower_case: bool,
+    rows: usize,
+    cols: usize,
+}
+
+impl BoardLayout {
+    pub(super) fn of(t: &CuhkTexts, pos: &Position) -> BoardLayout {
+        BoardLayout {
+            cell_separator: t.cell_separator.trim().to_string(),
+            empty_cell: t.empty_cell.trim().to_string(),
+            white_lower_case: t.white_lower_case,
+            rows: pos.dims().rows() as usize,
+            cols: pos.dims().cols() as usize,
+        }
+    }
+
+    /// The first whole board in `lines`: its row lines (`1 | R | N ...`
+    /// to `8 | ...`, in order, spacing free) as board text (White upper
+    /// case, as the reference's); `None` when they hold no whole board.
+    pub fn read(&self, lines: &[String]) -> Option<BoardText> {
+        if self.cell_separator.is_empty() {
+            return None;
+        }
+        let mut rows: Vec<String> = Vec::new();
+        for line in lines {
+            if rows.len() == self.rows {
+                break;
+            }
+            let number = (rows.len() + 1).to_string();
+            let Some(rest) = line.trim_start().strip_prefix(&number) else {
+                continue;
+            };
+            let mut parts = rest.split(self.cell_separator.as_str());
+            if !parts.next().is_some_and(|lead| lead.trim().is_empty()) {
+                continue;
+            }
+            let cells: Vec<&str> = parts.take(self.cols).collect();
+            if cells.len() != self.cols {
+                continue;
+            }
+            let mut row = String::new();
+            for cell in cells {
+                let cell = cell.trim();
+                let mut chars = cell.chars();
+                match (chars.next(), chars.next()) {
+                    (None, _) => row.push('.'),
+                    _ if cell == self.empty_cell => row.push('.'),
+                    (Some(c), None) if c.is_ascii_alphabetic() => {
+                        let white = c.is_ascii_lowercase() == self.white_lower_case;
+                        row.push(if white {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c.to_ascii_lowercase()
+                        });
+                    }
+                    _ => return None,
+                }
+            }
+            rows.push(row);
+        }
+        (rows.len() == self.rows).then(|| BoardText(rows.join("/")))
+    }
 }
 
 /// The last line: the side with more points wins, else a draw.

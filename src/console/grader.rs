@@ -8,11 +8,15 @@
 //! the scenarios pick the one dialect of the run, the overlay is checked to
 //! be a folder, and the preloaded shim is compiled. After that, the grader
 //! only builds uploads ([`ConsoleGrader::build`], whose failures are the
-//! student's) and grades scenarios on programs ([`ConsoleGrader::grade`]);
+//! student's: once as it is, and once per Mystery piece the scenarios
+//! define, as JHU's graders build it) and grades scenarios on programs
+//! ([`ConsoleGrader::grade`], which runs each scenario on its build);
 //! it is `Sync`, so a class shares one grader, and so one shim, across its
 //! parallel members.
 
-use super::{ConsoleProgram, Dialect, Texts, build_shim, check_gradable, grade_scenario};
+use super::{
+    BuildFiles, ConsoleProgram, Dialect, Texts, build_shim, check_gradable, grade_scenario,
+};
 use crate::memcheck::{Checker, Memcheck, Sources};
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
@@ -113,16 +117,25 @@ impl fmt::Display for SetupError {
 pub struct ConsoleGrader {
     options: ConsoleOptions,
     dialect: Dialect,
+    /// The builds an upload needs, each with the number of scenarios that
+    /// run on it: the upload as it is (`None`, first when any scenario
+    /// wants it), then one per distinct [`BuildFiles`] (JHU: per Mystery
+    /// piece), in the scenarios' order.
+    builds: Vec<(Option<BuildFiles>, usize)>,
     /// The environment that preloads the shim.
     env: Vec<(String, OsString)>,
     _shim_dir: tempfile::TempDir,
 }
 
-/// An upload built by a [`ConsoleGrader`]: the program to grade, and the
-/// build's temporary folder that holds it (deleted on drop).
+/// An upload built by a [`ConsoleGrader`]: the program to grade (each of
+/// its builds), what was built besides the upload as it is, and the
+/// builds' temporary folders that hold them (deleted on drop).
 pub struct BuiltUpload {
     pub program: ConsoleProgram,
-    _build: Build,
+    /// One line per extra build (a Mystery piece): what it was built
+    /// with, for how many scenarios, and whether it compiled.
+    pub notes: Vec<String>,
+    _builds: Vec<Build>,
 }
 
 /// Whether any of `found` is written for a course with a console program
@@ -158,12 +171,25 @@ impl ConsoleGrader {
     ) -> Result<ConsoleGrader, SetupError> {
         let mut problems = Vec::new();
         let mut dialects = Vec::new();
+        let mut builds: Vec<(Option<BuildFiles>, usize)> = Vec::new();
         for f in found {
             match check_gradable(f, &options.texts, store) {
-                Ok(plan) if !dialects.contains(&plan.dialect) => dialects.push(plan.dialect),
-                Ok(_) => {}
+                Ok(plan) => {
+                    if !dialects.contains(&plan.dialect) {
+                        dialects.push(plan.dialect);
+                    }
+                    match builds.iter_mut().find(|(b, _)| *b == plan.build) {
+                        Some((_, n)) => *n += 1,
+                        None => builds.push((plan.build, 1)),
+                    }
+                }
                 Err(e) => problems.push(e),
             }
+        }
+        // The upload as it is first: its compile error is the one reported.
+        builds.sort_by_key(|(b, _)| b.is_some());
+        if builds.is_empty() {
+            builds.push((None, 0));
         }
         if !problems.is_empty() {
             return Err(SetupError::NotGradable(problems));
@@ -188,6 +214,7 @@ impl ConsoleGrader {
         Ok(ConsoleGrader {
             options,
             dialect,
+            builds,
             env,
             _shim_dir: shim_dir,
         })
@@ -202,9 +229,14 @@ impl ConsoleGrader {
         &self.options
     }
 
-    /// Builds an upload the way its course does, after the overlay: a
-    /// compile error is the student's ([`BuildError::Compile`]); a tool
-    /// that cannot start is the staff's ([`BuildError::Io`]).
+    /// Builds an upload the way its course does, after the overlay, once
+    /// for the scenarios that take it as it is and once per set of files
+    /// others need (JHU: the graders' `Mystery.h` for each `@mystery`
+    /// shape). An upload that compiles in none of them is the student's
+    /// [`BuildError::Compile`] (the first build's message); one that fails
+    /// only some fails those scenarios (each a compile error, graded by
+    /// [`ConsoleGrader::grade`]); a tool that cannot start is the staff's
+    /// ([`BuildError::Io`]).
     pub fn build(&self, upload: &Path) -> Result<BuiltUpload, BuildError> {
         // What the student uploaded, before any overlay: a Lab 3 upload or
         // no sources at all is not the course's program.
@@ -227,19 +259,60 @@ impl ConsoleGrader {
             Dialect::Jhu => (&texts.jhu.binary, &texts.jhu.cxx_flags),
             Dialect::Cuhk => (&texts.cuhk.binary, &texts.cuhk.cxx_flags),
         };
-        let how = ConsoleBuild {
-            binary: self.options.binary.as_deref().unwrap_or(binary),
-            compiler: &self.options.compiler,
-            cxx_flags,
-            command: self.options.build_command.as_deref(),
-            overlay: self.options.overlay.as_deref(),
-            timeout: self.options.build_timeout,
-            memcheck: self.options.memcheck.map(|m| m.tool),
+        let mut builds = Vec::new();
+        let mut results = Vec::new();
+        let mut notes = Vec::new();
+        for (files, scenarios) in &self.builds {
+            let how = ConsoleBuild {
+                binary: self.options.binary.as_deref().unwrap_or(binary),
+                compiler: &self.options.compiler,
+                cxx_flags,
+                command: self.options.build_command.as_deref(),
+                overlay: self.options.overlay.as_deref(),
+                files: files.as_ref().map_or(&[], |f| f.files.as_slice()),
+                timeout: self.options.build_timeout,
+                memcheck: self.options.memcheck.map(|m| m.tool),
+            };
+            let result = match submission::build_console(upload, &how) {
+                Ok(build) => {
+                    let command = build.command.clone();
+                    builds.push(build);
+                    Ok(command)
+                }
+                Err(BuildError::Compile(msg)) => Err(msg),
+                Err(e) => return Err(e),
+            };
+            if let Some(files) = files {
+                let first = |msg: &str| msg.lines().next().unwrap_or("").to_string();
+                notes.push(match &result {
+                    Ok(_) => format!("built with {} for {scenarios} scenario(s)", files.what),
+                    Err(msg) => format!(
+                        "did not compile with {} (its {scenarios} scenario(s) fail): {}",
+                        files.what,
+                        first(msg)
+                    ),
+                });
+            }
+            results.push((files.clone(), result));
+        }
+        let Some(command) = results.iter().find_map(|(_, r)| r.as_ref().ok()).cloned() else {
+            // Nothing compiled: the upload's compile error, as it is built first.
+            let msg = results
+                .into_iter()
+                .find_map(|(_, r)| r.err())
+                .unwrap_or_default();
+            return Err(BuildError::Compile(msg));
         };
-        let build = submission::build_console(upload, &how)?;
+        // Frames in any of the builds' copies of the upload are the student's.
+        let sources = builds
+            .iter()
+            .fold(Sources::default(), |all, b| all.and(&b.sources));
+        let mut program = self.program_of(command.program, sources);
+        program.builds = results;
         Ok(BuiltUpload {
-            program: self.program_of(build.command.program.clone(), build.sources.clone()),
-            _build: build,
+            program,
+            notes,
+            _builds: builds,
         })
     }
 
@@ -259,8 +332,14 @@ impl ConsoleGrader {
             },
             limits: self.options.limits.clone(),
             env: self.env.clone(),
+            builds: Vec::new(),
             memcheck: self.options.memcheck.map(|m| Checker::new(m, sources)),
         }
+    }
+
+    /// The memory check of every run (`--memcheck`), if any.
+    pub fn memcheck(&self) -> Option<Memcheck> {
+        self.options.memcheck
     }
 
     /// Grades one scenario on `program`: plan, run, judge.
@@ -323,6 +402,57 @@ mod tests {
             matches!(&err, SetupError::Shim(m) if m.contains("/nonexistent/cc")),
             "{err}"
         );
+    }
+
+    #[test]
+    fn scenarios_with_the_same_mystery_piece_share_one_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let jhu = |name: &str, mystery: &str| {
+            // A Mystery piece on a1 when there is one, a rook without.
+            let piece = if mystery.is_empty() { 'R' } else { 'M' };
+            found(
+                dir.path(),
+                name,
+                &format!(
+                    "@rules jhu\n{mystery}1\nboard\n----k---\n{}{piece}---K---\nw\n~\n",
+                    "--------\n".repeat(6)
+                ),
+            )
+        };
+        let scenarios = [
+            jhu("camel.txt", "@mystery leaper 1,3 value 4\n"),
+            jhu("plain.txt", ""),
+            jhu("rider.txt", "@mystery slider 1,1 value 5\n"),
+            // The camel again, its offset written the other way round.
+            jhu("camel_again.txt", "@mystery leaper -3,1 value 4\n"),
+            jhu("plain_again.txt", ""),
+        ];
+        let grader =
+            ConsoleGrader::new(&scenarios, &store, options()).unwrap_or_else(|e| panic!("{e}"));
+        let builds: Vec<(Option<&str>, usize)> = grader
+            .builds
+            .iter()
+            .map(|(b, n)| (b.as_ref().map(|b| b.what.as_str()), *n))
+            .collect();
+        assert_eq!(
+            builds,
+            [
+                (None, 2),
+                (
+                    Some("the graders' Mystery.h for `@mystery leaper 1,3 value 4`"),
+                    2
+                ),
+                (
+                    Some("the graders' Mystery.h for `@mystery slider 1,1 value 5`"),
+                    1
+                ),
+            ]
+        );
+        // Mystery pieces only: no build of the upload as it is.
+        let grader = ConsoleGrader::new(&scenarios[2..4], &store, options()).unwrap();
+        assert_eq!(grader.builds.len(), 2);
+        assert!(grader.builds.iter().all(|(b, n)| b.is_some() && *n == 1));
     }
 
     #[test]

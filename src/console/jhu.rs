@@ -11,8 +11,9 @@
 //! "the game is over"), and a later `save` is the file named by the
 //! program's argument, which it writes when the game ends.
 
+use super::mystery::{MYSTERY_HEADER, describe, mystery_header};
 use super::texts::{JhuTexts, fill};
-use super::{Dialect, Exchange, Judging, NotGradable, Plan, SaveCheck};
+use super::{BuildFiles, Dialect, Exchange, Judging, NotGradable, Place, Plan, SaveCheck};
 use crate::domain::Color;
 use crate::engine::{Game, GameStatus, MoveError};
 use crate::scenario::{Scenario, StepKind};
@@ -49,17 +50,28 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
     let (lines, _) = after_command(&default, t);
     let mut exchanges = vec![Exchange {
         line: None,
+        place: Some(Place::new(
+            "setup: the program's start (nothing sent yet: its default game)",
+            "board of the default game",
+        )),
         input: None,
         expected: lines,
         board_before: default.position().board_text(),
+        board_after: default.position().board_text(),
         saves: Vec::new(),
     }];
     let (lines, mut ended) = after_command(&game, t);
+    let load = fill(&t.load, "file", SETUP_FILE);
     exchanges.push(Exchange {
         line: None,
-        input: Some(fill(&t.load, "file", SETUP_FILE)),
+        place: Some(Place::new(
+            format!("setup: `{load}` sent (the scenario's position, loaded from a board file)"),
+            format!("board loaded from {SETUP_FILE}"),
+        )),
+        input: Some(load),
         expected: lines,
-        board_before: default.position().board_text(),
+        board_before: game.position().board_text(),
+        board_after: game.position().board_text(),
         saves: Vec::new(),
     });
     for step in &scenario.steps {
@@ -101,6 +113,7 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
                         line: step.line,
                         file: FINAL_FILE.to_string(),
                         expected: expected_bytes,
+                        board: board_before,
                     });
                     continue;
                 }
@@ -109,13 +122,16 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
                 let (lines, _) = after_command(&game, t);
                 exchanges.push(Exchange {
                     line,
+                    place: None,
                     input: Some(input),
                     expected: lines,
-                    board_before,
+                    board_before: board_before.clone(),
+                    board_after: board_before.clone(),
                     saves: vec![SaveCheck {
                         line: step.line,
                         file,
                         expected: expected_bytes,
+                        board: board_before,
                     }],
                 });
                 continue;
@@ -151,18 +167,22 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         ended = now_ended;
         exchanges.push(Exchange {
             line,
+            place: None,
             input: Some(input),
             expected,
             board_before,
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }
     if !ended {
         exchanges.push(Exchange {
             line: None,
+            place: Some(Place::end(&t.quit)),
             input: Some(t.quit.clone()),
             expected: Vec::new(),
             board_before: game.position().board_text(),
+            board_after: game.position().board_text(),
             saves: Vec::new(),
         });
     }
@@ -176,6 +196,16 @@ pub(super) fn plan(scenario: &Scenario, t: &JhuTexts) -> Result<Plan, NotGradabl
         exchanges,
         exit_status: t.exit_status,
         machine: None,
+        layout: None,
+        // The graders' Mystery piece for the scenario's shape.
+        build: scenario
+            .directives
+            .mystery
+            .as_ref()
+            .map(|shape| BuildFiles {
+                what: format!("the graders' {MYSTERY_HEADER} for `{}`", describe(shape)),
+                files: vec![(MYSTERY_HEADER.to_string(), mystery_header(shape))],
+            }),
     })
 }
 

@@ -21,10 +21,13 @@
 //! only drive `chessgrade run`'s own machine; here the k-th machine turn
 //! of the program is reported at the k-th `machine` step's line.
 
-use super::cuhk::{round_lines, winner_line};
+use super::cuhk::{BoardLayout, mode_place, round_lines, start_place, winner_line};
 use super::run::{Outcome, RunEnd};
 use super::texts::{CuhkTexts, fill};
-use super::{Dialect, Exchange, Judging, NotGradable, Plan, capped, strip_ansi};
+use super::{
+    BOARD_BEFORE_STEP, ConsoleMismatch, Dialect, Exchange, Judging, NotGradable, Place, Plan,
+    capped, strip_ansi, what_differs,
+};
 use crate::domain::{Color, Square};
 use crate::engine::{BoardText, Game, GameStatus, Position};
 use crate::runner::{TranscriptMismatch, TranscriptProblem};
@@ -71,14 +74,6 @@ pub struct MachineGame {
     pub machine_lines: Vec<u32>,
     /// The scenario's last step line (for turns past its steps).
     pub last_line: Option<u32>,
-}
-
-/// The first place a machine game's transcript goes wrong.
-#[derive(Clone, Debug)]
-pub struct Mismatch {
-    pub line: Option<u32>,
-    pub board_before: BoardText,
-    pub mismatch: TranscriptMismatch,
 }
 
 /// The plan of a CUHK scenario with `machine` steps (from the start
@@ -193,15 +188,24 @@ pub(super) fn plan(
     };
     // The input lines, for the run; the judging is by property below.
     let board = start.board_text();
-    let exchange = |line, input| Exchange {
+    let exchange = |line, place, input| Exchange {
         line,
+        place,
         input,
         expected: Vec::new(),
         board_before: board.clone(),
+        board_after: board.clone(),
         saves: Vec::new(),
     };
-    let mut exchanges = vec![exchange(None, None), exchange(None, Some(answer))];
-    exchanges.extend(human.iter().map(|h| exchange(h.line, Some(h.text.clone()))));
+    let mut exchanges = vec![
+        exchange(None, Some(start_place()), None),
+        exchange(None, Some(mode_place(&answer, t)), Some(answer)),
+    ];
+    exchanges.extend(human.iter().map(|h| {
+        let place = h.line.is_none().then(|| Place::end(&h.text));
+        exchange(h.line, place, Some(h.text.clone()))
+    }));
+    let layout = BoardLayout::of(t, &start);
     Ok(Plan {
         dialect: Dialect::Cuhk,
         files: Vec::new(),
@@ -211,6 +215,8 @@ pub(super) fn plan(
         ignore_trailing_space: t.ignore_trailing_space,
         exchanges,
         exit_status: t.exit_status,
+        layout: Some(layout),
+        build: None,
         machine: Some(MachineGame {
             mode,
             texts: t.clone(),
@@ -272,8 +278,10 @@ impl<'a> Reader<'a> {
 }
 
 /// The judge's place in the game: what a mismatch reports.
-struct Place {
+struct At {
     line: Option<u32>,
+    /// Where it is when it is no scenario step (`line` is `None`).
+    place: Option<Place>,
     input: Option<String>,
     board_before: BoardText,
     /// Where this command's output starts.
@@ -282,13 +290,19 @@ struct Place {
 
 /// Walks the transcript of a machine game on the reference; `None` when
 /// every property holds.
-pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Option<Mismatch> {
+pub(super) fn judge(
+    g: &MachineGame,
+    outcome: &Outcome,
+    exit_status: i32,
+) -> Option<ConsoleMismatch> {
     let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
     let t = &g.texts;
+    let layout = BoardLayout::of(t, &g.start);
     let mut r = Reader { text: &text, at: 0 };
     let mut game = Game::new(g.start.clone());
-    let mut place = Place {
+    let mut place = At {
         line: None,
+        place: Some(start_place()),
         input: None,
         board_before: game.position().board_text(),
         from: 0,
@@ -299,7 +313,7 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
         RunEnd::ReadOnAfterInput => TranscriptProblem::DidNotExit,
         RunEnd::Exited(code) => TranscriptProblem::EndedEarly(Some(*code)),
     };
-    let fail = |place: &Place, r: &Reader, problem, expected: Vec<String>, actual: Vec<String>| {
+    let fail = |place: &At, r: &Reader, problem, expected: Vec<String>, actual: Vec<String>| {
         // What the command printed up to the fault (the next line when
         // the fault is a line not yet read).
         let end = if r.at > place.from {
@@ -307,8 +321,13 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
         } else {
             r.at + r.rest().find('\n').map_or(r.rest().len(), |i| i + 1)
         };
-        Some(Mismatch {
+        let (at, board_title) = match (place.line, &place.place) {
+            (None, Some(p)) => (Some(p.what.clone()), p.board.clone()),
+            _ => (None, BOARD_BEFORE_STEP.to_string()),
+        };
+        Some(ConsoleMismatch {
             line: place.line,
+            exchange: None,
             board_before: place.board_before.clone(),
             mismatch: TranscriptMismatch {
                 problem,
@@ -316,6 +335,11 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
                 expected,
                 actual,
                 raw_output: capped(&r.text[place.from.min(end)..end]),
+                place: at,
+                board_title,
+                rules: Dialect::Cuhk.rules(),
+                notes: Vec::new(),
+                printed_board: None,
             },
         })
     };
@@ -326,25 +350,39 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
             a == e
         }
     };
-    // Expects `lines`, each ending with a newline.
+    // Expects `lines`, each ending with a newline; a wrong line is
+    // shown alone, with what differs in the whole block (a board's
+    // squares) as notes.
     macro_rules! expect_lines {
-        ($lines:expr) => {
-            for e in $lines {
+        ($lines:expr) => {{
+            let lines: Vec<String> = $lines;
+            let block = Reader {
+                text: r.text,
+                at: r.at,
+            };
+            for e in &lines {
                 match r.line() {
-                    None => return fail(&place, &r, ended_early(), vec![e], Vec::new()),
-                    Some(a) if !same(a, &e) => {
-                        return fail(
+                    None => return fail(&place, &r, ended_early(), vec![e.clone()], Vec::new()),
+                    Some(a) if !same(a, e) => {
+                        let mut m = fail(
                             &place,
                             &r,
                             TranscriptProblem::WrongOutput,
-                            vec![e],
+                            vec![e.clone()],
                             vec![a.to_string()],
-                        );
+                        )?;
+                        let mut block = block;
+                        let printed: Vec<String> = (0..lines.len())
+                            .map_while(|_| block.line().map(str::to_string))
+                            .collect();
+                        (m.mismatch.notes, m.mismatch.printed_board) =
+                            what_differs(Some(&layout), Dialect::Cuhk.rules(), &lines, &printed);
+                        return Some(m);
                     }
                     Some(_) => {}
                 }
             }
-        };
+        }};
     }
     if !r.eat(&t.mode_prompt) {
         let actual = r.peek_line().map(str::to_string).into_iter().collect();
@@ -355,10 +393,12 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
         };
         return fail(&place, &r, problem, vec![t.mode_prompt.clone()], actual);
     }
-    place.input = Some(match g.mode {
+    let mode = match g.mode {
         MachineMode::HumanVsMachine => t.mode_human_vs_machine.clone(),
         MachineMode::MachineVsMachine => t.mode_machine_vs_machine.clone(),
-    });
+    };
+    place.place = Some(mode_place(&mode, t));
+    place.input = Some(mode);
     place.from = r.at;
     let is_machine = |side: Color| g.mode == MachineMode::MachineVsMachine || side == Color::Black;
     let mut human = g.human.iter();
@@ -374,7 +414,8 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
         };
         let prompt = fill(&t.turn_prompt, "side", name);
         if is_machine(side) {
-            place = Place {
+            place = At {
+                place: None,
                 line: g
                     .machine_lines
                     .get(machine_turns)
@@ -414,7 +455,7 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
                     );
                 }
                 if matches!(game.status(), GameStatus::KingCaptured { .. }) {
-                    expect_lines!([winner_line(&game, t)]);
+                    expect_lines!(vec![winner_line(&game, t)]);
                     break 'game;
                 }
             } else {
@@ -450,8 +491,9 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
                         vec![prompt],
                     );
                 };
-                place = Place {
-                    line: h.line.or(g.last_line),
+                place = At {
+                    line: h.line,
+                    place: h.line.is_none().then(|| Place::end(&h.text)),
                     input: Some(h.text.clone()),
                     board_before: game.position().board_text(),
                     from: r.at,
@@ -468,13 +510,13 @@ pub(super) fn judge(g: &MachineGame, outcome: &Outcome, exit_status: i32) -> Opt
                 match h.answer {
                     HumanMove::Stop => {
                         game.stop();
-                        expect_lines!([winner_line(&game, t)]);
+                        expect_lines!(vec![winner_line(&game, t)]);
                         break 'game;
                     }
                     HumanMove::Move { from, to } => match game.try_move(from, to, None) {
-                        Err(_) => expect_lines!([t.invalid.clone()]),
+                        Err(_) => expect_lines!(vec![t.invalid.clone()]),
                         Ok(_) if matches!(game.status(), GameStatus::KingCaptured { .. }) => {
-                            expect_lines!([winner_line(&game, t)]);
+                            expect_lines!(vec![winner_line(&game, t)]);
                             break 'game;
                         }
                         Ok(_) => break,

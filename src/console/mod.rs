@@ -29,14 +29,17 @@ mod cuhk;
 mod grader;
 mod jhu;
 mod machine;
+mod mystery;
 mod run;
 mod shim;
 mod texts;
 
+pub use cuhk::BoardLayout;
 pub use grader::{
     BuiltUpload, ConsoleGrader, ConsoleOptions, SetupError, only_console, wants_console,
 };
 pub use machine::{MachineGame, MachineMode};
+pub use mystery::{MYSTERY_HEADER, describe as describe_mystery, mystery_header};
 pub use run::{Outcome, RunEnd, run};
 pub use shim::{SHIM_SOURCE, build_shim};
 pub use texts::{CuhkTexts, JhuTexts, Texts};
@@ -75,6 +78,14 @@ impl Dialect {
         match self {
             Dialect::Jhu => "jhu",
             Dialect::Cuhk => "cuhk",
+        }
+    }
+
+    /// The course's rule set (its students' coordinates in reports).
+    pub fn rules(self) -> RuleSetId {
+        match self {
+            Dialect::Jhu => RuleSetId::Jhu,
+            Dialect::Cuhk => RuleSetId::Cuhk,
         }
     }
 }
@@ -129,22 +140,88 @@ pub struct Plan {
     /// reference ([`machine`]), not against `exchanges`' expected lines
     /// (which then only carry the input).
     pub machine: Option<MachineGame>,
+    /// How the program prints its board when the board is judged (CUHK):
+    /// a wrong board is read back to name the squares that differ.
+    pub layout: Option<BoardLayout>,
+    /// Files the upload is built with, over its own and the overlay's
+    /// (JHU: the graders' `Mystery.h` for the scenario's `@mystery`
+    /// shape); `None`: the upload as it is. Scenarios with the same files
+    /// share one build.
+    pub build: Option<BuildFiles>,
+}
+
+/// Files written over an upload (after the overlay) before it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildFiles {
+    /// What they are, for reports: `the graders' Mystery.h for `@mystery ...``.
+    pub what: String,
+    /// (file name in the upload's root, its text).
+    pub files: Vec<(String, String)>,
+}
+
+/// Where a console program's run first parts from the course's.
+#[derive(Clone, Debug)]
+pub struct ConsoleMismatch {
+    /// The scenario line (`None`: the setup or the end, named by the
+    /// mismatch's `place`).
+    pub line: Option<u32>,
+    /// The reference's board shown with it (titled by the mismatch's `board_title`).
+    pub board_before: BoardText,
+    pub mismatch: TranscriptMismatch,
+    /// The plan's exchange it is found at (`None`: a machine game, judged
+    /// by property as a whole).
+    pub exchange: Option<usize>,
 }
 
 /// One command and what the course's program prints for it.
 #[derive(Clone, Debug)]
 pub struct Exchange {
-    /// The scenario line it comes from (`None`: the setup).
+    /// The scenario line it comes from (`None`: the setup or the end).
     pub line: Option<u32>,
+    /// Where it is when it is no scenario step (`line` is `None`).
+    pub place: Option<Place>,
     /// The line of input that precedes this output (`None` for the first).
     pub input: Option<String>,
     /// The judged lines the program must print.
     pub expected: Vec<String>,
-    /// The reference's board before the command.
+    /// The reference's board shown with a failure here: before the
+    /// command at a step, the board a setup command loads or starts with.
     pub board_before: BoardText,
+    /// The reference's board once the command is done (what `explain`
+    /// shows after it).
+    pub board_after: BoardText,
     /// Files the program must have written, checked after this exchange.
     pub saves: Vec<SaveCheck>,
 }
+
+/// Where an exchange that is no scenario step stands, for a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// `setup: L chessgrade-setup.txt (...)`, `end of the game (`Z0 Z0` sent)`.
+    pub what: String,
+    /// What its board is: `board loaded from chessgrade-setup.txt`.
+    pub board: String,
+}
+
+impl Place {
+    pub fn new(what: impl Into<String>, board: impl Into<String>) -> Place {
+        Place {
+            what: what.into(),
+            board: board.into(),
+        }
+    }
+
+    /// The input that ends the game at the scenario's end.
+    pub fn end(input: &str) -> Place {
+        Place::new(
+            format!("end of the game (`{input}` sent)"),
+            "board at the end of the game",
+        )
+    }
+}
+
+/// The title of the board shown with a failure at a scenario step.
+pub const BOARD_BEFORE_STEP: &str = "board before the step";
 
 /// A file the program must write, byte for byte.
 #[derive(Clone, Debug)]
@@ -152,6 +229,8 @@ pub struct SaveCheck {
     pub line: u32,
     pub file: String,
     pub expected: Vec<u8>,
+    /// The reference's board that the file saves.
+    pub board: BoardText,
 }
 
 impl Plan {
@@ -203,12 +282,34 @@ pub fn check_gradable(found: &Found, texts: &Texts, store: &SnapshotStore) -> Re
 /// preloaded shim that keeps its output order and its clock repeatable.
 #[derive(Clone, Debug)]
 pub struct ConsoleProgram {
+    /// What a scenario runs when `builds` has no build for it (every
+    /// scenario, for a program graded as is with `--program`).
     pub command: EngineCommand,
     pub limits: Limits,
     /// Extra environment (`LD_PRELOAD` of the shim, its settings).
     pub env: Vec<(String, OsString)>,
     /// The memory check of each run (`--memcheck`).
     pub memcheck: Option<Checker>,
+    /// An upload's builds, one per set of [`BuildFiles`] the scenarios ask
+    /// for (`None`: the upload as it is): its program, or the compiler's
+    /// message when that build failed.
+    pub builds: Vec<(Option<BuildFiles>, Result<EngineCommand, String>)>,
+}
+
+impl ConsoleProgram {
+    /// The program `plan` runs: the build made with its files, else
+    /// `command`; `Err` (what was built, and the compiler's message) when
+    /// that build failed.
+    pub fn command_for(&self, plan: &Plan) -> Result<&EngineCommand, String> {
+        match self.builds.iter().find(|(files, _)| *files == plan.build) {
+            None => Ok(&self.command),
+            Some((_, Ok(command))) => Ok(command),
+            Some((files, Err(msg))) => Err(match files {
+                Some(files) => format!("built with {}:\n{msg}", files.what),
+                None => msg.clone(),
+            }),
+        }
+    }
 }
 
 /// Grades one scenario file on a console program: plan, run, judge.
@@ -236,64 +337,89 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
             return result(points, visibility, Verdict::InputError(d), None);
         }
     };
-    let outcome = match run(&plan, program) {
+    let command = match program.command_for(&plan) {
+        Ok(command) => command,
+        // This scenario's own build (its Mystery piece) failed: the student's.
+        Err(msg) => {
+            let failure = Failure {
+                kind: FailureKind::CompileError(msg),
+                line: None,
+                step_source: None,
+                board_before: BoardText(String::new()),
+                stderr: None,
+            };
+            return result(points, visibility, Verdict::Fail(Box::new(failure)), None);
+        }
+    };
+    let outcome = match run(&plan, command, program) {
         Ok(o) => o,
         Err(e) => {
             let d = scenario::Diagnostic::file(
                 &found.path,
-                format!("cannot start {}: {e}", program.command.program.display()),
+                format!("cannot start {}: {e}", command.program.display()),
             );
             return result(points, visibility, Verdict::InputError(d), None);
         }
     };
-    let first_mismatch = match &plan.machine {
-        Some(game) => machine::judge(game, &outcome, plan.exit_status)
-            .map(|m| (m.board_before, m.line, m.mismatch)),
-        None => judge(&plan, &outcome)
-            .map(|(k, line, m)| (plan.exchanges[k].board_before.clone(), line, m)),
-    };
-    let first_mismatch =
-        first_mismatch.map(|(board, line, m)| (board, line, FailureKind::Transcript(Box::new(m))));
+    let source = || std::fs::read_to_string(&found.path).unwrap_or_default();
     // A failing memory error wins unless the transcript went wrong at an
     // earlier command.
-    let first = match (first_mismatch, memory_failure(&plan, &outcome, program)) {
-        (Some(m), Some(e)) if e.3 || m.1.map_or(0, |l| l + 1) < e.1.map_or(0, |l| l + 1) => Some(m),
-        (_, Some((board, line, kind, _))) => Some((board, line, kind)),
-        (m, None) => m,
+    let failure = match (
+        judge_run(&plan, &outcome),
+        memory_failure(&plan, &outcome, program),
+    ) {
+        (Some(m), Some(e)) if e.at_end || m.before(&e) => Some(m.into_failure(&source())),
+        (_, Some(e)) => Some(e.into_failure(&source())),
+        (m, None) => m.map(|m| m.into_failure(&source())),
     };
     let memory = outcome.memory.clone();
-    let verdict = match first {
+    let verdict = match failure {
         None => Verdict::Pass,
-        Some((board_before, line, kind)) => {
-            let source = std::fs::read_to_string(&found.path).unwrap_or_default();
-            let step_source = line.and_then(|l| {
-                source
-                    .lines()
-                    .nth(l as usize - 1)
-                    .map(|s| s.trim().to_string())
-            });
-            Verdict::Fail(Box::new(Failure {
-                kind,
-                line,
-                step_source,
-                board_before,
-                stderr: None,
-            }))
-        }
+        Some(failure) => Verdict::Fail(Box::new(failure)),
     };
     result(points, visibility, verdict, memory)
 }
 
-/// The memory error that fails the scenario (`--memcheck`, errors fail):
-/// (the board before, the scenario line, the failure, whether it came
-/// after the last command). The checker stops the program at its first
-/// error, so the error belongs to the command whose answer the program was
-/// printing then; when every answer was printed, to the program's end.
-fn memory_failure(
-    plan: &Plan,
-    outcome: &Outcome,
-    program: &ConsoleProgram,
-) -> Option<(BoardText, Option<u32>, FailureKind, bool)> {
+/// Where a checked run's memory error stopped it, in the plan's terms.
+struct MemoryStop {
+    /// The exchange whose answer the program was printing then.
+    exchange: usize,
+    /// The scenario line (`None`: the setup, or the end).
+    line: Option<u32>,
+    board_before: BoardText,
+    kind: FailureKind,
+    /// Every answer was printed: it came at the end (a destructor, exit).
+    at_end: bool,
+}
+
+impl MemoryStop {
+    fn into_failure(self, source: &str) -> Failure {
+        Failure {
+            kind: self.kind,
+            line: self.line,
+            step_source: step_source(source, self.line),
+            board_before: self.board_before,
+            stderr: None,
+        }
+    }
+}
+
+impl ConsoleMismatch {
+    /// Whether this mismatch comes at an earlier command than the memory
+    /// error (a machine game, judged as a whole, by its line).
+    fn before(&self, stop: &MemoryStop) -> bool {
+        match self.exchange {
+            Some(k) => k < stop.exchange,
+            None => self.line.map_or(0, |l| l + 1) < stop.line.map_or(0, |l| l + 1),
+        }
+    }
+}
+
+/// The memory error that fails the scenario (`--memcheck`, errors fail).
+/// The checker stops the program at its first error, so the error belongs
+/// to the command whose answer the program was printing then; when every
+/// answer was printed, to the program's end.
+fn memory_failure(plan: &Plan, outcome: &Outcome, program: &ConsoleProgram) -> Option<MemoryStop> {
     let checker = program.memcheck.as_ref()?;
     if checker.memcheck.policy.errors != crate::memcheck::ErrorPolicy::Fail {
         return None;
@@ -303,7 +429,6 @@ fn memory_failure(
     let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
     let answered = split_at_prompts(&text, &plan.prompts).len();
     let last = plan.exchanges.len().checked_sub(1)?;
-    // Every answer printed: the error came at the end (a destructor, exit).
     let at_end = answered > last;
     let k = answered.saturating_sub(1).min(last);
     let exchange = &plan.exchanges[k];
@@ -316,12 +441,51 @@ fn memory_failure(
                 .flatten()
         })
     };
-    let failure = FailureKind::MemoryError(Box::new(crate::runner::MemoryFailure {
+    let kind = FailureKind::MemoryError(Box::new(crate::runner::MemoryFailure {
         tool: findings.tool,
         error,
         at_end,
     }));
-    Some((exchange.board_before.clone(), line, failure, at_end))
+    Some(MemoryStop {
+        exchange: k,
+        line,
+        board_before: exchange.board_before.clone(),
+        kind,
+        at_end,
+    })
+}
+
+/// The scenario file's line `line`, trimmed (a failure's step).
+fn step_source(source: &str, line: Option<u32>) -> Option<String> {
+    line.and_then(|l| {
+        source
+            .lines()
+            .nth(l as usize - 1)
+            .map(|s| s.trim().to_string())
+    })
+}
+
+/// The first place a run parts from the plan, judged as the plan says:
+/// line by line, or by property for a machine game; `None` when it passes.
+pub fn judge_run(plan: &Plan, outcome: &Outcome) -> Option<ConsoleMismatch> {
+    match &plan.machine {
+        Some(game) => machine::judge(game, outcome, plan.exit_status),
+        None => judge(plan, outcome),
+    }
+}
+
+impl ConsoleMismatch {
+    /// The failure a report shows (`source`: the scenario file's text,
+    /// for the step's line).
+    pub fn into_failure(self, source: &str) -> Failure {
+        Failure {
+            kind: FailureKind::Transcript(Box::new(self.mismatch)),
+            line: self.line,
+            step_source: step_source(source, self.line),
+            board_before: self.board_before,
+            stderr: None,
+        }
+    }
 }
 
 /// Output kept per command in a report.
@@ -395,7 +559,7 @@ pub fn judged_lines(chunk: &str, judging: &Judging, ignore_trailing_space: bool)
 /// The expected lines as compared: trailing spaces dropped when the
 /// dialect tolerates them (on both sides, so the course's own trailing
 /// spaces and a program without them agree).
-fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
+pub(crate) fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String> {
     expected
         .iter()
         .map(|l| {
@@ -410,7 +574,7 @@ fn tidy_expected(expected: &[String], ignore_trailing_space: bool) -> Vec<String
 
 /// Only what differs: the expected and actual lines between their common
 /// start and common end.
-fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String>) {
     let start = expected
         .iter()
         .zip(actual)
@@ -428,7 +592,7 @@ fn differing(expected: &[String], actual: &[String]) -> (Vec<String>, Vec<String
     )
 }
 
-fn capped(text: &str) -> String {
+pub(crate) fn capped(text: &str) -> String {
     if text.len() <= MAX_RAW_OUTPUT {
         return text.to_string();
     }
@@ -439,12 +603,10 @@ fn capped(text: &str) -> String {
     format!("{}\n… ({} more bytes)", &text[..cut], text.len() - cut)
 }
 
-/// The first place the program's run parts from the plan: (exchange index,
-/// scenario line, what went wrong); `None` when it passes.
-pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, TranscriptMismatch)> {
+/// The first place the program's run parts from the plan; `None` when it passes.
+pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<ConsoleMismatch> {
     let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
     let chunks = split_at_prompts(&text, &plan.prompts);
-    let last_line = plan.exchanges.iter().rev().find_map(|e| e.line);
     let abnormal = match &outcome.end {
         RunEnd::Signalled(sig) => Some(TranscriptProblem::Crash(sig.clone())),
         RunEnd::TimedOut => Some(TranscriptProblem::Timeout),
@@ -453,21 +615,27 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
     };
     let mismatch = |k: usize, problem, expected, actual, raw: &str| {
         let ex = &plan.exchanges[k];
-        Some((
-            k,
-            ex.line.or(if k + 1 == plan.exchanges.len() {
-                last_line
-            } else {
-                None
-            }),
-            TranscriptMismatch {
+        let (place, board_title) = match (ex.line, &ex.place) {
+            (None, Some(p)) => (Some(p.what.clone()), p.board.clone()),
+            _ => (None, BOARD_BEFORE_STEP.to_string()),
+        };
+        Some(ConsoleMismatch {
+            line: ex.line,
+            exchange: Some(k),
+            board_before: ex.board_before.clone(),
+            mismatch: TranscriptMismatch {
                 problem,
                 input: ex.input.clone(),
                 expected,
                 actual,
                 raw_output: capped(raw),
+                place,
+                board_title,
+                rules: plan.dialect.rules(),
+                notes: Vec::new(),
+                printed_board: None,
             },
-        ))
+        })
     };
     for (k, ex) in plan.exchanges.iter().enumerate() {
         let Some(chunk) = chunks.get(k) else {
@@ -490,7 +658,14 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
                 (Some(TranscriptProblem::DidNotExit), _) if is_end => TranscriptProblem::DidNotExit,
                 _ => TranscriptProblem::WrongOutput,
             };
-            return mismatch(k, problem, e, a, chunk);
+            let mut m = mismatch(k, problem, e, a, chunk)?;
+            (m.mismatch.notes, m.mismatch.printed_board) = what_differs(
+                plan.layout.as_ref(),
+                plan.dialect.rules(),
+                &expected,
+                &actual,
+            );
+            return Some(m);
         }
         for save in &ex.saves {
             let got = outcome.files.get(&save.file).cloned().flatten();
@@ -513,7 +688,11 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
                     a,
                     chunk,
                 )?;
-                m.1 = Some(save.line);
+                // Reported at the `save` step, with the board it saves.
+                m.line = Some(save.line);
+                m.board_before = save.board.clone();
+                m.mismatch.place = None;
+                m.mismatch.board_title = BOARD_BEFORE_STEP.to_string();
                 return Some(m);
             }
         }
@@ -546,20 +725,110 @@ pub fn judge(plan: &Plan, outcome: &Outcome) -> Option<(usize, Option<u32>, Tran
     if let RunEnd::Exited(code) = outcome.end
         && code != plan.exit_status
     {
-        {
-            return mismatch(
-                k,
-                TranscriptProblem::ExitStatus {
-                    expected: plan.exit_status,
-                    actual: code,
-                },
-                Vec::new(),
-                Vec::new(),
-                chunks.last().copied().unwrap_or_default(),
-            );
-        }
+        return mismatch(
+            k,
+            TranscriptProblem::ExitStatus {
+                expected: plan.exit_status,
+                actual: code,
+            },
+            Vec::new(),
+            Vec::new(),
+            chunks.last().copied().unwrap_or_default(),
+        );
     }
     None
+}
+
+/// A square's content in words (board text: White upper case).
+fn piece_name(c: char) -> String {
+    if c == '.' {
+        return "empty".to_string();
+    }
+    let side = if c.is_ascii_uppercase() {
+        "White"
+    } else {
+        "Black"
+    };
+    let kind = match c.to_ascii_uppercase() {
+        'K' => "king",
+        'Q' => "queen",
+        'R' => "rook",
+        'B' => "bishop",
+        'N' => "knight",
+        'P' => "pawn",
+        'M' => "Mystery piece",
+        _ => return format!("`{c}`"),
+    };
+    format!("{side} {kind}")
+}
+
+/// What differs between a command's expected and printed lines, in words,
+/// when the lines alone do not say it: a printed board (read back with the
+/// plan's layout) whose pieces differ names the squares (and is returned,
+/// expected then printed, to be drawn); lines that differ only in
+/// trailing spaces say so.
+pub fn what_differs(
+    layout: Option<&BoardLayout>,
+    rules: RuleSetId,
+    expected: &[String],
+    actual: &[String],
+) -> (Vec<String>, Option<(BoardText, BoardText)>) {
+    let mut notes = Vec::new();
+    let mut boards = None;
+    if let Some(layout) = layout
+        && let (Some(e), Some(a)) = (layout.read(expected), layout.read(actual))
+    {
+        if e == a {
+            notes.push("the board printed has the expected pieces on every square".to_string());
+        } else {
+            let coords = crate::report::Coords::of(rules);
+            let rows: Vec<Vec<char>> = e.rows().map(|r| r.chars().collect()).collect();
+            let printed: Vec<Vec<char>> = a.rows().map(|r| r.chars().collect()).collect();
+            let mut squares = Vec::new();
+            for (r, row) in rows.iter().enumerate() {
+                for (c, want) in row.iter().enumerate() {
+                    let got = printed[r][c];
+                    if got != *want {
+                        squares.push(format!(
+                            "{} (expected {}, printed {})",
+                            coords.square(r, c, rows.len()),
+                            piece_name(*want),
+                            piece_name(got)
+                        ));
+                    }
+                }
+            }
+            notes.push(format!(
+                "the board printed differs from the expected one on {} square(s): {}",
+                squares.len(),
+                squares.join("; ")
+            ));
+            boards = Some((e, a));
+        }
+    }
+    let trimmed = |v: &[String]| {
+        v.iter()
+            .map(|l| l.trim_end().to_string())
+            .collect::<Vec<_>>()
+    };
+    if expected.len() == actual.len() && trimmed(expected) == trimmed(actual) {
+        let pairs = || expected.iter().zip(actual).filter(|(e, a)| e != a);
+        let lacking = pairs().filter(|(e, a)| a.len() < e.len()).count();
+        let adding = pairs().filter(|(e, a)| a.len() > e.len()).count();
+        let mut parts = Vec::new();
+        if lacking > 0 {
+            parts.push(format!(
+                "{lacking} printed line(s) lack the trailing space(s) the course prints"
+            ));
+        }
+        if adding > 0 {
+            parts.push(format!(
+                "{adding} printed line(s) end with space(s) the course does not print"
+            ));
+        }
+        notes.push(format!("only trailing spaces differ: {}", parts.join("; ")));
+    }
+    (notes, boards)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::{ConsoleProgram, Plan, split_at_prompts, strip_ansi};
 use crate::memcheck::Findings;
-use crate::sandbox::{self, Ending, Streams};
+use crate::sandbox::{self, Ending, EngineCommand, Streams};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -43,8 +43,14 @@ pub struct Outcome {
     pub memory: Option<Findings>,
 }
 
-/// Runs `program` through `plan`; `Err` when it cannot even start (a staff-side problem).
-pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
+/// Runs `command` (one of `program`'s builds, under its limits and
+/// environment) through `plan`; `Err` when it cannot even start (a
+/// staff-side problem).
+pub fn run(
+    plan: &Plan,
+    command: &EngineCommand,
+    program: &ConsoleProgram,
+) -> std::io::Result<Outcome> {
     let dir = tempfile::Builder::new()
         .prefix("chessgrade-console-")
         .tempdir()?;
@@ -54,7 +60,7 @@ pub fn run(plan: &Plan, program: &ConsoleProgram) -> std::io::Result<Outcome> {
     // The program may rewrite the scenario's files (a save over the board
     // it loaded): they are its own.
     sandbox::hand_over(dir.path())?;
-    let mut command = program.command.clone();
+    let mut command = command.clone();
     command.args.extend(plan.args.iter().map(Into::into));
     let mut env = program.env.clone();
     let checked_limits;

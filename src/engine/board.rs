@@ -274,6 +274,53 @@ impl Board {
         }
     }
 
+    /// [`Board::carry_at`] on a board of one-word sets (at most 64 squares,
+    /// 8x8 among them), for play's fast path: the piece on `from` goes to
+    /// `to`, and `Some((mover, captured))` says what moved and what it
+    /// took; `None`, with nothing changed, on any other board, when `from`
+    /// is empty or when `from` and `to` are the same square.
+    #[inline(always)]
+    pub(super) fn carry_small(&mut self, from: usize, to: usize) -> Option<(Piece, Option<Piece>)> {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return None;
+        };
+        let mover = self.squares[from].filter(|_| from != to)?;
+        let captured = self.squares[to].replace(mover);
+        self.squares[from] = None;
+        let bits = 1u64 << from | 1u64 << to;
+        sets.color[mover.color as usize] ^= bits;
+        sets.role[mover.role as usize] ^= bits;
+        if let Some(c) = captured {
+            sets.color[c.color as usize] ^= 1 << to;
+            sets.role[c.role as usize] ^= 1 << to;
+        }
+        Some((mover, captured))
+    }
+
+    /// Takes back [`Board::carry_small`]`(from, to)`, which carried `mover`
+    /// and took `captured` (on any other board: [`Board::uncarry_at`]).
+    #[inline(always)]
+    pub(super) fn uncarry_small(
+        &mut self,
+        from: usize,
+        to: usize,
+        mover: Piece,
+        captured: Option<Piece>,
+    ) {
+        let SetIndex::U64(sets) = &mut self.sets else {
+            return self.uncarry_at(from, to, mover, captured);
+        };
+        self.squares[from] = Some(mover);
+        self.squares[to] = captured;
+        let bits = 1u64 << from | 1u64 << to;
+        sets.color[mover.color as usize] ^= bits;
+        sets.role[mover.role as usize] ^= bits;
+        if let Some(c) = captured {
+            sets.color[c.color as usize] ^= 1 << to;
+            sets.role[c.role as usize] ^= 1 << to;
+        }
+    }
+
     /// [`Board::carry_at`] for the index kinds whose boards are slower
     /// anyway (multi-word sets, the mailbox alone), out of line so that
     /// the one-word paths stay small where they are inlined.

@@ -28,16 +28,29 @@ struct Line<S> {
     both: S,
 }
 
+/// The tables of one square, side by side: a lookup checks the square's
+/// index against the board once for all of them (one vector a table cost
+/// one bounds check a table, a tenth of move generation's time).
+#[derive(Clone, Copy)]
+struct SquareTables<S> {
+    knight: S,
+    king: S,
+    /// By colour: the squares a pawn of that colour here attacks.
+    pawn_attacks: [S; 2],
+    /// By colour: the square one step forward (empty past the last row).
+    pawn_push: [S; 2],
+    /// A rook's and a bishop's squares from here on an empty board, to
+    /// skip line scans that no enemy slider stands on.
+    rook_rays: S,
+    bishop_rays: S,
+    lines: [Line<S>; 4],
+}
+
 /// Every table the set-based generator reads for one board size.
 pub(super) struct Geometry<S> {
     dims: Dims,
     squares: Vec<Square>,
-    knight: Vec<S>,
-    king: Vec<S>,
-    /// By colour: the squares a pawn of that colour on a square attacks.
-    pawn_attacks: [Vec<S>; 2],
-    /// By colour: the square one step forward (empty past the last row).
-    pawn_push: [Vec<S>; 2],
+    at: Vec<SquareTables<S>>,
     /// Every square of the board.
     pub all: S,
     /// Every square but those of the first / the last column.
@@ -47,11 +60,6 @@ pub(super) struct Geometry<S> {
     pub start_row: [S; 2],
     /// By colour: the row its pawns promote on.
     pub last_row: [S; 2],
-    lines: Vec<[Line<S>; 4]>,
-    /// By square: a rook's and a bishop's squares on an empty board, to
-    /// skip line scans that no enemy slider stands on.
-    rook_rays: Vec<S>,
-    bishop_rays: Vec<S>,
 }
 
 impl<S: SquareSet> Geometry<S> {
@@ -65,11 +73,11 @@ impl<S: SquareSet> Geometry<S> {
                 .fold(S::EMPTY, |set, to| set | S::single(dims.index(to)))
         };
         let by_color = |f: &dyn Fn(Color) -> Vec<S>| [f(Color::Black), f(Color::White)];
-        let pawn_attacks = by_color(&|c| {
+        let pawn_attacks: [Vec<S>; 2] = by_color(&|c| {
             let vectors = [(c.forward(), -1), (c.forward(), 1)];
             squares.iter().map(|&sq| set_of(sq, &vectors)).collect()
         });
-        let pawn_push = by_color(&|c| {
+        let pawn_push: [Vec<S>; 2] = by_color(&|c| {
             let vectors = [(c.forward(), 0)];
             squares.iter().map(|&sq| set_of(sq, &vectors)).collect()
         });
@@ -112,23 +120,27 @@ impl<S: SquareSet> Geometry<S> {
         let all = squares
             .iter()
             .fold(S::EMPTY, |set, &sq| set | S::single(dims.index(sq)));
+        let at = squares
+            .iter()
+            .enumerate()
+            .map(|(i, &sq)| SquareTables {
+                knight: set_of(sq, &KNIGHT),
+                king: set_of(sq, &ALL_DIRECTIONS),
+                pawn_attacks: [pawn_attacks[0][i], pawn_attacks[1][i]],
+                pawn_push: [pawn_push[0][i], pawn_push[1][i]],
+                rook_rays: lines[i][0].both | lines[i][1].both,
+                bishop_rays: lines[i][2].both | lines[i][3].both,
+                lines: lines[i],
+            })
+            .collect();
         Geometry {
             dims,
             all,
             not_first_col: all & !col_set(0),
             not_last_col: all & !col_set(dims.cols() - 1),
-            knight: squares.iter().map(|&sq| set_of(sq, &KNIGHT)).collect(),
-            king: squares
-                .iter()
-                .map(|&sq| set_of(sq, &ALL_DIRECTIONS))
-                .collect(),
-            pawn_attacks,
-            pawn_push,
             start_row: [row_set(1), row_set(rows - 2)],
             last_row: [row_set(rows - 1), row_set(0)],
-            rook_rays: lines.iter().map(|l| l[0].both | l[1].both).collect(),
-            bishop_rays: lines.iter().map(|l| l[2].both | l[3].both).collect(),
-            lines,
+            at,
             squares,
         }
     }
@@ -139,7 +151,7 @@ impl<S: SquareSet> Geometry<S> {
     /// multi-word sizes counts (see [`SquareSet::geometry`]).
     pub(super) fn bytes(dims: Dims) -> usize {
         use std::mem::size_of;
-        let per_square = size_of::<Square>() + 8 * size_of::<S>() + size_of::<[Line<S>; 4]>();
+        let per_square = size_of::<Square>() + size_of::<SquareTables<S>>();
         dims.len() * per_square
     }
 
@@ -159,18 +171,18 @@ impl<S: SquareSet> Geometry<S> {
 
     #[inline(always)]
     pub(super) fn knight(&self, i: usize) -> S {
-        self.knight[i]
+        self.at[i].knight
     }
 
     #[inline(always)]
     pub(super) fn king(&self, i: usize) -> S {
-        self.king[i]
+        self.at[i].king
     }
 
     /// The squares a pawn of `color` on square `i` attacks.
     #[inline(always)]
     pub(super) fn pawn_attacks(&self, color: Color, i: usize) -> S {
-        self.pawn_attacks[color as usize][i]
+        self.at[i].pawn_attacks[color as usize]
     }
 
     /// The squares one row forward of `set`'s, for `color`'s pawns,
@@ -198,14 +210,14 @@ impl<S: SquareSet> Geometry<S> {
     /// The square one step forward for a pawn of `color` on `i` (or none).
     #[inline(always)]
     pub(super) fn pawn_push(&self, color: Color, i: usize) -> S {
-        self.pawn_push[color as usize][i]
+        self.at[i].pawn_push[color as usize]
     }
 
     /// The squares a slider on `i` reaches along line `line`, up to and
     /// including the first member of `occupied` each way.
     #[inline(always)]
     pub(super) fn line_attacks(&self, i: usize, line: usize, occupied: S) -> S {
-        let Line { lower, upper, both } = self.lines[i][line];
+        let Line { lower, upper, both } = self.at[i].lines[line];
         let below = (lower & occupied).highest_or_zero();
         let above = upper & occupied;
         both & (above ^ above.minus(below))
@@ -214,13 +226,13 @@ impl<S: SquareSet> Geometry<S> {
     /// A rook's squares from `i` on an empty board.
     #[inline(always)]
     pub(super) fn rook_rays(&self, i: usize) -> S {
-        self.rook_rays[i]
+        self.at[i].rook_rays
     }
 
     /// A bishop's squares from `i` on an empty board.
     #[inline(always)]
     pub(super) fn bishop_rays(&self, i: usize) -> S {
-        self.bishop_rays[i]
+        self.at[i].bishop_rays
     }
 
     #[inline(always)]
@@ -235,14 +247,14 @@ impl<S: SquareSet> Geometry<S> {
 
     /// The line (of the four) through `a` that holds `b`, if any.
     fn line_of(&self, a: usize, b: usize) -> Option<usize> {
-        (0..4).find(|&l| self.lines[a][l].both.has(b))
+        (0..4).find(|&l| self.at[a].lines[l].both.has(b))
     }
 
     /// Every square of the line through `a` and `b` but `a` itself (empty
     /// when they are not aligned): where a piece pinned on it may go.
     pub(super) fn through(&self, a: usize, b: usize) -> S {
         self.line_of(a, b)
-            .map_or(S::EMPTY, |l| self.lines[a][l].both)
+            .map_or(S::EMPTY, |l| self.at[a].lines[l].both)
     }
 
     /// The squares strictly between `a` and `b` on their line (empty when
@@ -373,13 +385,7 @@ mod tests {
     fn bytes_counts_every_table() {
         fn held<S>(g: &Geometry<S>) -> usize {
             use std::mem::size_of_val;
-            let sets = [&g.knight, &g.king, &g.rook_rays, &g.bishop_rays]
-                .into_iter()
-                .chain(&g.pawn_attacks)
-                .chain(&g.pawn_push);
-            size_of_val(&g.squares[..])
-                + size_of_val(&g.lines[..])
-                + sets.map(|v| size_of_val(&v[..])).sum::<usize>()
+            size_of_val(&g.squares[..]) + size_of_val(&g.at[..])
         }
         let dims = |rows, cols| Dims::new(rows, cols).unwrap();
         let eight = dims(8, 8);

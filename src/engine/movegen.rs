@@ -153,7 +153,7 @@ pub(super) struct Context<'a> {
     pub en_passant: Option<Square>,
     pub castling: &'a CastlingRights,
     /// Lab 3's "has not moved since the setup", per square (row-major).
-    pub untouched: &'a Untouched,
+    pub untouched: Untouched<'a>,
 }
 
 /// Which moves [`legal_moves`] looks at.
@@ -200,7 +200,7 @@ pub(super) fn fast_legal_moves(
         return false;
     }
     let start = out.len();
-    if !bitmoves::generate(board, ctx, colors, &mut bitmoves::Collect(out)) {
+    if !bitmoves::generate(board, &ctx, colors, &mut bitmoves::Collect(out)) {
         return false;
     }
     if scope == Scope::AllSorted {
@@ -212,8 +212,8 @@ pub(super) fn fast_legal_moves(
 /// How many legal moves `color` has, counted without being listed, where
 /// the set-based generator applies.
 pub(super) fn count_legal_moves(board: &Board, ctx: Context, color: Color) -> Option<u64> {
-    let mut count = bitmoves::Count(0);
-    bitmoves::generate(board, ctx, &[color], &mut count).then_some(count.0)
+    let mut count = bitmoves::Count::default();
+    bitmoves::generate(board, &ctx, &[color], &mut count).then(|| count.total())
 }
 
 /// [`legal_moves`] by the mailbox: every piece's moves by shape, then the
@@ -403,6 +403,7 @@ pub(super) fn on_start_row(dims: Dims, color: Color, sq: Square) -> bool {
 /// side of the king; `None` when it may not. Whether a rook stands there
 /// and the path is clear is the caller's business. Shared by the mailbox
 /// and the square-set generators, so both castle by one rule.
+#[inline]
 pub(super) fn castling_rook_col(
     ctx: Context,
     dims: Dims,

@@ -12,7 +12,7 @@ use super::board::{Board, BoardText};
 use super::movegen::{self, Context, Move, MoveKind, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
-use super::untouched::{Untouched, UntouchedUndo};
+use super::untouched::{CellsUndo, Untouched, UntouchedBits, UntouchedCells};
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 
 /// The two castling directions: towards the last file (h on 8x8) or towards
@@ -152,12 +152,57 @@ impl CastlingRights {
 pub struct Position {
     rules: RuleSet,
     board: Board,
-    turn: Color,
-    untouched: Untouched,
+    /// The untouched flags of a board of over 128 squares (smaller boards
+    /// keep theirs in `state`).
+    untouched_cells: UntouchedCells,
+    state: State,
+}
+
+/// What a move changes besides the board and the untouched flags, in one
+/// `Copy` block: play copies it whole into the undo record and undo puts
+/// it back whole (two vector stores, not a field at a time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+struct State {
     castling: CastlingRights,
+    /// The squares of the rooks `castling` names (bit `i`: row-major
+    /// square `i`), on boards of at most 64 squares; 0 on larger ones,
+    /// which do not look at it. A move on the fast path that neither
+    /// leaves nor lands on one of them, nor moves a king, keeps every
+    /// right, which one test of the move's two bits tells.
+    rook_squares: u64,
     en_passant: EnPassant,
     halfmove_clock: u32,
     fullmove_number: u32,
+    turn: Color,
+    /// The untouched flags of a board of at most 128 squares: a move
+    /// clears its squares' bits, and undo's copy of the state puts them
+    /// back.
+    untouched: UntouchedBits,
+}
+
+/// The bit of the square of `color`'s rook of column `col` on its home
+/// row, on a board of at most 64 squares; 0 for a column off the board
+/// (a right no move can touch).
+#[inline(always)]
+fn rook_bit(color: Color, col: u16, dims: Dims) -> u64 {
+    match col < dims.cols() {
+        true => 1 << dims.index(dims.at(home_row(color, dims), col)),
+        false => 0,
+    }
+}
+
+impl State {
+    /// Sets the rights, and the rook squares that go with them.
+    fn set_castling(&mut self, rights: CastlingRights, dims: Dims) {
+        self.castling = rights;
+        self.rook_squares = match dims.len() <= 64 {
+            true => rights
+                .iter()
+                .fold(0, |bits, (color, _, col)| bits | rook_bit(color, col, dims)),
+            false => 0,
+        };
+    }
 }
 
 /// An en-passant square or none, in one `u32` (row and column, or all ones
@@ -191,19 +236,26 @@ impl EnPassant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct UndoRecord {
-    /// What puts back the untouched flags of from, to, rook_from, rook_to.
-    untouched: UntouchedUndo,
-    castling: CastlingRights,
-    en_passant: EnPassant,
-    halfmove_clock: u32,
-    fullmove_number: u32,
+    state: State,
+    /// What puts back the untouched flags of from, to, rook_from, rook_to
+    /// on a board of over 128 squares (smaller ones: `state`).
+    untouched_cells: CellsUndo,
     mv: Move,
     /// What stood on the move's square of departure: undo puts it back
     /// without reading the board it has just written.
     mover: Option<Piece>,
     captured: Option<Piece>,
-    turn: Color,
+    /// The row-major indices of from and to (`from | to << 8`) when play
+    /// took the fast path (a piece carried on a board of at most 64
+    /// squares), so that undo takes it too without recomputing them;
+    /// `NOT_SMALL` otherwise. One word, computed in a register and stored
+    /// whole: two byte stores read back as one wider load stalled every
+    /// undo (a quarter of the leaf perft's samples under `perf`).
+    small: u32,
 }
+
+/// [`UndoRecord::small`] of a move played the general way.
+const NOT_SMALL: u32 = u32::MAX;
 
 impl UndoRecord {
     /// The move this record takes back (play it again to redo).
@@ -292,12 +344,16 @@ impl Position {
         Position {
             rules,
             board: Board::with_mystery(dims, rules.mystery),
-            turn: Color::White,
-            untouched: Untouched::new(dims.len()),
-            castling: CastlingRights::NONE,
-            en_passant: EnPassant::NONE,
-            halfmove_clock: 0,
-            fullmove_number: 1,
+            untouched_cells: UntouchedCells::new(dims.len()),
+            state: State {
+                castling: CastlingRights::NONE,
+                rook_squares: 0,
+                en_passant: EnPassant::NONE,
+                halfmove_clock: 0,
+                fullmove_number: 1,
+                turn: Color::White,
+                untouched: UntouchedBits::new(dims.len()),
+            },
         }
     }
 
@@ -335,51 +391,52 @@ impl Position {
     }
 
     pub fn turn(&self) -> Color {
-        self.turn
+        self.state.turn
     }
 
     pub fn set_turn(&mut self, color: Color) {
-        self.turn = color;
+        self.state.turn = color;
     }
 
     /// A forfeited turn (CUHK's machine player found no move): the other
     /// side moves next; no en passant survives a pass.
     pub fn pass_turn(&mut self) {
-        self.turn = self.turn.opponent();
-        self.en_passant = EnPassant::NONE;
+        self.state.turn = self.state.turn.opponent();
+        self.state.en_passant = EnPassant::NONE;
     }
 
     pub fn castling_rights(&self) -> &CastlingRights {
-        &self.castling
+        &self.state.castling
     }
 
     pub fn set_castling_rights(&mut self, rights: CastlingRights) {
-        self.castling = rights;
+        let dims = self.dims();
+        self.state.set_castling(rights, dims);
     }
 
     /// The square a pawn crossed by the last move's double step (where an
     /// en-passant capture would land), if any.
     pub fn en_passant_square(&self) -> Option<Square> {
-        self.en_passant.get()
+        self.state.en_passant.get()
     }
 
     pub fn set_en_passant_square(&mut self, sq: Option<Square>) {
-        self.en_passant = EnPassant::new(sq);
+        self.state.en_passant = EnPassant::new(sq);
     }
 
     /// Half-moves since the last capture or pawn move.
     pub fn halfmove_clock(&self) -> u32 {
-        self.halfmove_clock
+        self.state.halfmove_clock
     }
 
     /// Starts at 1 and grows after each Black move.
     pub fn fullmove_number(&self) -> u32 {
-        self.fullmove_number
+        self.state.fullmove_number
     }
 
     pub fn set_clocks(&mut self, halfmove_clock: u32, fullmove_number: u32) {
-        self.halfmove_clock = halfmove_clock;
-        self.fullmove_number = fullmove_number;
+        self.state.halfmove_clock = halfmove_clock;
+        self.state.fullmove_number = fullmove_number;
     }
 
     pub fn board_text(&self) -> BoardText {
@@ -393,15 +450,22 @@ impl Position {
 
     /// Has the piece on `sq` stood there since the setup?
     pub fn untouched(&self, sq: Square) -> bool {
-        self.untouched.get(self.dims().index(sq))
+        self.untouched_view().get(self.dims().index(sq))
+    }
+
+    fn untouched_view(&self) -> Untouched<'_> {
+        Untouched {
+            bits: self.state.untouched,
+            cells: &self.untouched_cells,
+        }
     }
 
     pub(super) fn context(&self) -> Context<'_> {
         Context {
             rules: &self.rules,
-            en_passant: self.en_passant.get(),
-            castling: &self.castling,
-            untouched: &self.untouched,
+            en_passant: self.state.en_passant.get(),
+            castling: &self.state.castling,
+            untouched: self.untouched_view(),
         }
     }
 
@@ -411,19 +475,19 @@ impl Position {
         let Position {
             rules,
             board,
-            turn,
-            untouched,
-            castling,
-            en_passant,
-            ..
+            untouched_cells,
+            state,
         } = self;
         let ctx = Context {
             rules,
-            en_passant: en_passant.get(),
-            castling,
-            untouched,
+            en_passant: state.en_passant.get(),
+            castling: &state.castling,
+            untouched: Untouched {
+                bits: state.untouched,
+                cells: untouched_cells,
+            },
         };
-        movegen::legal_moves(board, ctx, &[*turn], Scope::All, out);
+        movegen::legal_moves(board, ctx, &[state.turn], Scope::All, out);
     }
 
     /// The legal moves of `colors` within `scope`: by the set-based
@@ -438,7 +502,7 @@ impl Position {
     }
 
     fn may_move_now(&self, color: Color) -> bool {
-        !self.rules.validity_checks_turn || color == self.turn
+        !self.rules.validity_checks_turn || color == self.state.turn
     }
 
     /// Every valid move on the board, sorted by (from, to) row-major: what an
@@ -447,7 +511,7 @@ impl Position {
     /// promotion is listed once per role it may promote to.
     pub fn valid_moves(&self) -> Vec<Move> {
         let colors = match self.rules.validity_checks_turn {
-            true => &[self.turn][..],
+            true => &[self.state.turn][..],
             false => &[Color::Black, Color::White][..],
         };
         self.generate_on_copy(colors, Scope::AllSorted)
@@ -455,14 +519,14 @@ impl Position {
 
     /// The legal moves of the side to move, sorted by (from, to) row-major.
     pub fn legal_moves(&self) -> Vec<Move> {
-        self.generate_on_copy(&[self.turn], Scope::AllSorted)
+        self.generate_on_copy(&[self.state.turn], Scope::AllSorted)
     }
 
     /// The legal moves of the side to move into `out` (cleared first), in
     /// generation order: the moves of [`Position::legal_moves`] without its
     /// sort and, once `out` has grown, without an allocation.
     pub fn legal_moves_into(&self, out: &mut MoveList) {
-        let colors = [self.turn];
+        let colors = [self.state.turn];
         if !movegen::fast_legal_moves(
             &self.board,
             self.context(),
@@ -478,7 +542,7 @@ impl Position {
     /// How many legal moves the side to move has (what perft counts on its
     /// last ply), without listing them where the set-based generator applies.
     pub fn count_legal_moves(&self) -> u64 {
-        movegen::count_legal_moves(&self.board, self.context(), self.turn)
+        movegen::count_legal_moves(&self.board, self.context(), self.state.turn)
             .unwrap_or_else(|| self.legal_moves().len() as u64)
     }
 
@@ -517,7 +581,7 @@ impl Position {
         let Some(mv) = self.find_move(from, to, None) else {
             return false;
         };
-        if self.board.get(mv.from).map(|p| p.color) != Some(self.turn) {
+        if self.board.get(mv.from).map(|p| p.color) != Some(self.state.turn) {
             return false;
         }
         self.play(mv);
@@ -527,81 +591,188 @@ impl Position {
     /// Plays `mv`, which must be legal here (one of [`Position::legal_moves`]
     /// or [`Position::valid_moves`]), and passes the turn. The record takes
     /// it back with [`Position::undo`].
+    ///
+    /// A piece carried from one square to another on a board of at most 64
+    /// squares (nearly every move of a game of 8x8 chess) takes a short
+    /// path, inlined into the caller; every other move, and every larger
+    /// board, goes the general way, out of line.
+    #[inline(always)]
     pub fn play(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
         let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
+            && let Some((mover, captured)) = self.board.carry_small(from, to)
+        {
+            return self.after_small_carry(mv, from, to, mover, captured);
+        }
+        self.play_general(mv, from, to)
+    }
+
+    /// The rest of [`Position::play`] once [`Board::carry_small`] has
+    /// carried `mover` from `from` to `to`, taking `captured`.
+    #[inline(always)]
+    fn after_small_carry(
+        &mut self,
+        mv: Move,
+        from: usize,
+        to: usize,
+        mover: Piece,
+        captured: Option<Piece>,
+    ) -> UndoRecord {
+        let bits = 1u64 << from | 1u64 << to;
+        let record = UndoRecord {
+            state: self.state,
+            untouched_cells: CellsUndo::default(),
+            mv,
+            mover: Some(mover),
+            captured,
+            small: (from | to << 8) as u32,
+        };
+        let state = &mut self.state;
+        state.untouched.clear_low(bits);
+        if state.rook_squares & bits != 0
+            || (mover.role == Role::King && !state.castling.is_empty())
+        {
+            self.drop_rights_small(bits, mover);
+        }
+        let state = &mut self.state;
+        state.en_passant = match mv.kind {
+            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
+                self.board
+                    .dims()
+                    .at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
+            )),
+            _ => EnPassant::NONE,
+        };
+        state.halfmove_clock = match mover.role == Role::Pawn || captured.is_some() {
+            true => 0,
+            false => state.halfmove_clock.saturating_add(1),
+        };
+        let black = state.turn == Color::Black;
+        state.fullmove_number = state.fullmove_number.saturating_add(black as u32);
+        state.turn = state.turn.opponent();
+        record
+    }
+
+    /// Clears the untouched flags of `squares`, the bits of the state's or
+    /// (boards of over 128 squares) the cells, which the result restores.
+    fn clear_untouched<const N: usize>(&mut self, squares: [usize; N]) -> CellsUndo {
+        match self.untouched_cells.in_use() {
+            true => self.untouched_cells.clear(squares),
+            false => {
+                self.state.untouched.clear(squares);
+                CellsUndo::default()
+            }
+        }
+    }
+
+    /// [`Position::drop_rights`] on the fast path, from the bits of the
+    /// move's two squares: a right is lost with its king's move or a move
+    /// from or onto its rook's square (what [`CastlingRights::after`] does
+    /// square by square).
+    #[inline(never)]
+    fn drop_rights_small(&mut self, bits: u64, mover: Piece) {
+        let dims = self.dims();
+        let state = &mut self.state;
+        for color in [Color::Black, Color::White] {
+            let king_moved = mover.role == Role::King && mover.color == color;
+            for slot in &mut state.castling.rooks[color as usize] {
+                if *slot == CastlingRights::NO_ROOK {
+                    continue;
+                }
+                let rook = rook_bit(color, *slot, dims);
+                if king_moved || rook & bits != 0 {
+                    *slot = CastlingRights::NO_ROOK;
+                    state.rook_squares &= !rook;
+                }
+            }
+        }
+    }
+
+    /// Drops the castling rights `mv` loses (see [`CastlingRights::after`])
+    /// and updates the rook squares that go with them.
+    #[inline(never)]
+    fn drop_rights(&mut self, mv: Move, mover: Option<Piece>) {
+        let dims = self.dims();
+        let mut rights = self.state.castling;
+        rights.after(mv, mover, dims);
+        self.state.set_castling(rights, dims);
+    }
+
+    /// [`Position::play`] the general way: every kind of move on every
+    /// board.
+    #[inline(never)]
+    fn play_general(&mut self, mv: Move, from: usize, to: usize) -> UndoRecord {
+        let dims = self.dims();
         let mover = self.board.at(from);
-        // Normal moves and double steps (nearly all) carry one piece over
-        // two squares; the rest go the general way.
-        let (captured, untouched) = match mv.kind {
+        let old_state = self.state;
+        let (captured, untouched_cells) = match mv.kind {
             MoveKind::Normal | MoveKind::DoubleStep if from != to => (
                 self.board.carry_at(from, to),
-                self.untouched.clear([from, to]),
+                self.clear_untouched([from, to]),
             ),
-            _ => self.make_special(mv, from, to),
+            _ => {
+                let touched = Touched::of(mv, dims);
+                let untouched = self.clear_untouched(touched.indices);
+                (self.board.make_at(mv, from, to), untouched)
+            }
         };
         let record = UndoRecord {
+            untouched_cells,
+            state: old_state,
             mv,
             mover,
             captured,
-            turn: self.turn,
-            castling: self.castling,
-            en_passant: self.en_passant,
-            halfmove_clock: self.halfmove_clock,
-            fullmove_number: self.fullmove_number,
-            untouched,
+            small: NOT_SMALL,
         };
         // Only a king's move or one from or onto a home row (where the
-        // rights' rooks stand) can drop a right: most moves skip the call.
+        // rights' rooks stand) can drop a right.
         let last = dims.rows() - 1;
         let home = |sq: Square| sq.row() == 0 || sq.row() == last;
-        if !self.castling.is_empty()
+        if !self.state.castling.is_empty()
             && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
         {
-            self.castling.after(mv, mover, dims);
+            self.drop_rights(mv, mover);
         }
-        self.en_passant = match mv.kind {
+        let state = &mut self.state;
+        state.en_passant = match mv.kind {
             MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
                 dims.at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
             )),
             _ => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
-        self.halfmove_clock = if pawn_move || captured.is_some() {
+        state.halfmove_clock = if pawn_move || captured.is_some() {
             0
         } else {
-            self.halfmove_clock.saturating_add(1)
+            state.halfmove_clock.saturating_add(1)
         };
-        if self.turn == Color::Black {
-            self.fullmove_number = self.fullmove_number.saturating_add(1);
+        if state.turn == Color::Black {
+            state.fullmove_number = state.fullmove_number.saturating_add(1);
         }
-        self.turn = self.turn.opponent();
+        state.turn = state.turn.opponent();
         record
-    }
-
-    /// The board and untouched-flag part of [`Position::play`] for castling,
-    /// en passant and promotions (and anything else but a piece carried
-    /// from one square to another): out of line, so that the common path
-    /// stays small.
-    #[inline(never)]
-    fn make_special(&mut self, mv: Move, from: usize, to: usize) -> (Option<Piece>, UntouchedUndo) {
-        let touched = Touched::of(mv, self.dims());
-        let untouched = self.untouched.clear(touched.indices);
-        (self.board.make_at(mv, from, to), untouched)
-    }
-
-    /// Takes back [`Position::make_special`].
-    #[inline(never)]
-    fn unmake_special(&mut self, mv: Move, record: &UndoRecord, from: usize, to: usize) {
-        let touched = Touched::of(mv, self.dims());
-        self.board.unmake_at(mv, record.captured, from, to);
-        self.untouched.restore(touched.indices, record.untouched);
     }
 
     /// Takes back the last move played, whose record this is: board, turn,
     /// castling rights, en-passant square, clocks and untouched squares are
     /// as before it.
+    #[inline(always)]
     pub fn undo(&mut self, record: UndoRecord) {
+        match record.mover {
+            Some(mover) if record.small != NOT_SMALL => {
+                let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
+                self.board.uncarry_small(from, to, mover, record.captured);
+            }
+            _ => self.undo_general(&record),
+        }
+        self.state = record.state;
+    }
+
+    /// The board and untouched-flag part of [`Position::undo`] the general
+    /// way.
+    #[inline(never)]
+    fn undo_general(&mut self, record: &UndoRecord) {
         let mv = record.mv;
         let dims = self.dims();
         let (from, to) = (dims.index(mv.from), dims.index(mv.to));
@@ -612,23 +783,27 @@ impl Position {
                     // Nothing was carried (not a legal move): the general way.
                     None => self.board.unmake_at(mv, record.captured, from, to),
                 }
-                self.untouched.restore([from, to], record.untouched);
+                if self.untouched_cells.in_use() {
+                    self.untouched_cells
+                        .restore([from, to], record.untouched_cells);
+                }
             }
-            _ => self.unmake_special(mv, &record, from, to),
+            _ => {
+                let touched = Touched::of(mv, dims);
+                self.board.unmake_at(mv, record.captured, from, to);
+                if self.untouched_cells.in_use() {
+                    self.untouched_cells
+                        .restore(touched.indices, record.untouched_cells);
+                }
+            }
         }
-        self.turn = record.turn;
-        self.castling = record.castling;
-        self.en_passant = record.en_passant;
-        self.halfmove_clock = record.halfmove_clock;
-        self.fullmove_number = record.fullmove_number;
     }
-
     /// Is some king of the side to move attacked?
     pub fn in_check(&self) -> bool {
-        let enemy = self.turn.opponent();
+        let enemy = self.state.turn.opponent();
         self.board
             .pieces()
-            .filter(|&(_, p)| p == Piece::new(self.turn, Role::King))
+            .filter(|&(_, p)| p == Piece::new(self.state.turn, Role::King))
             .any(|(sq, _)| super::attacks::is_attacked(&self.board, sq, enemy))
     }
 
@@ -642,7 +817,7 @@ impl Position {
             }
         } else if self.in_check() {
             GameStatus::Checkmate {
-                winner: self.turn.opponent(),
+                winner: self.state.turn.opponent(),
             }
         } else {
             GameStatus::Stalemate
@@ -708,7 +883,8 @@ impl Position {
             return 1;
         };
         if depth == 1
-            && let Some(n) = movegen::count_legal_moves(&self.board, self.context(), self.turn)
+            && let Some(n) =
+                movegen::count_legal_moves(&self.board, self.context(), self.state.turn)
         {
             return n;
         }
@@ -718,6 +894,30 @@ impl Position {
             return moves.len() as u64;
         }
         let mut nodes = 0;
+        if depth == 2 {
+            // The last ply's counts without a call a child: what perft
+            // spends most of its time on.
+            for &mv in moves.iter() {
+                let record = self.play(mv);
+                let count =
+                    movegen::count_legal_moves(&self.board, self.context(), self.state.turn);
+                nodes += match count {
+                    Some(n) => n,
+                    // Not on the set path: list them (as perft_inner(1)
+                    // would, without asking for a count again).
+                    None => match deeper.first_mut() {
+                        Some(list) => {
+                            list.clear();
+                            self.generate(list);
+                            list.len() as u64
+                        }
+                        None => 1,
+                    },
+                };
+                self.undo(record);
+            }
+            return nodes;
+        }
         for &mv in moves.iter() {
             let record = self.play(mv);
             nodes += self.perft_inner(depth - 1, deeper);

@@ -73,6 +73,9 @@ pub(super) trait SquareSet:
     /// The set of square `i` alone (`i < CAPACITY`).
     fn single(i: usize) -> Self;
     fn count(self) -> u32;
+    /// The set as one `u64`, where its type is `u64` (`None` for every
+    /// wider type): for code that has a faster way with one word.
+    fn as_u64(self) -> Option<u64>;
     /// The lowest square of a non-empty set.
     fn first(self) -> usize;
     /// `self - rhs`, wrapping (the borrow is what the line attacks use).
@@ -153,6 +156,11 @@ macro_rules! square_set {
             #[inline(always)]
             fn count(self) -> u32 {
                 self.count_ones()
+            }
+
+            #[inline(always)]
+            fn as_u64(self) -> Option<u64> {
+                u64::try_from(self).ok().filter(|_| <$t>::BITS == 64)
             }
 
             #[inline(always)]
@@ -266,6 +274,11 @@ impl<const W: usize> SquareSet for Words<W> {
     #[inline(always)]
     fn count(self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    #[inline(always)]
+    fn as_u64(self) -> Option<u64> {
+        None
     }
 
     /// `CAPACITY` for the empty set, as `u64::trailing_zeros` gives 64.

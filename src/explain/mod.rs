@@ -7,9 +7,16 @@
 //! Steps are compared block by block (a trace step is its `L<n>` header
 //! and its indented items), so every step gets a verdict, not only the
 //! first mismatch: a scan that differs names its missing and extra items.
+//!
+//! A console program (JHU, CUHK) answers no trace: its session is lined
+//! up command by command instead ([`explain_console`], [`render_console`]).
 
+mod console;
 mod render;
 
+pub use console::{
+    CommandView, ConsoleExplainError, ConsoleExplanation, SaveView, explain_console, render_console,
+};
 pub use render::{RenderOptions, render};
 
 use crate::engine::{BoardText, RuleSetId};

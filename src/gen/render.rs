@@ -2,7 +2,7 @@
 //! generator builds scenarios as the typed AST and renders them, and the
 //! shrinker renders each smaller candidate the same way. Rendering then
 //! parsing gives back the same setup and steps (only line numbers change),
-//! which `tests/gen.rs` checks.
+//! which `tests/it/gen.rs` checks.
 
 use crate::domain::{Color, Piece};
 use crate::engine::RuleSetId;

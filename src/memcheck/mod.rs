@@ -441,13 +441,15 @@ pub struct Checked {
     pub errors: ErrorPolicy,
 }
 
-/// Which frames are the student's: the upload's folder as the build saw
-/// it (its copy in the build folder), when known.
+/// Which frames are the student's: the upload's folder as each build saw
+/// it (its copy in the build folder; a console upload built once per
+/// graders' Mystery.h has one copy per build), when known.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sources {
-    pub root: Option<PathBuf>,
-    /// Files beneath `root` that are the staff's, not the student's (an
-    /// overlay's starter files), relative to it: left out like the grader's.
+    pub roots: Vec<PathBuf>,
+    /// Files beneath a root that are the staff's, not the student's (an
+    /// overlay's starter files, the graders' Mystery.h), relative to it:
+    /// left out like the grader's.
     pub staff: Vec<PathBuf>,
 }
 
@@ -461,9 +463,20 @@ const GRADER_FILES: &[&str] = &[
 impl Sources {
     pub fn at(root: &Path) -> Sources {
         Sources {
-            root: Some(root.to_path_buf()),
+            roots: vec![root.to_path_buf()],
             staff: Vec::new(),
         }
+    }
+
+    /// These sources and `other`'s (another build of the same upload).
+    pub fn and(mut self, other: &Sources) -> Sources {
+        self.roots.extend(other.roots.iter().cloned());
+        for file in &other.staff {
+            if !self.staff.contains(file) {
+                self.staff.push(file.clone());
+            }
+        }
+        self
     }
 
     /// These sources, with `files` (relative to the root) the staff's.
@@ -495,17 +508,15 @@ impl Sources {
             return (!shown.starts_with("../") && !staff(Path::new(shown)))
                 .then(|| shown.to_string());
         }
-        match &self.root {
-            Some(root) => path
-                .strip_prefix(root)
-                .ok()
-                .filter(|rel| !staff(rel))
-                .map(|rel| rel.display().to_string()),
-            None => {
-                let system = ["/usr/", "/lib", "/build/", "/opt/"];
-                (!system.iter().any(|s| file.starts_with(s))).then(|| file.to_string())
-            }
+        if self.roots.is_empty() {
+            let system = ["/usr/", "/lib", "/build/", "/opt/"];
+            return (!system.iter().any(|s| file.starts_with(s))).then(|| file.to_string());
         }
+        self.roots
+            .iter()
+            .find_map(|root| path.strip_prefix(root).ok())
+            .filter(|rel| !staff(rel))
+            .map(|rel| rel.display().to_string())
     }
 
     /// The first of `frames` (function, file, line) in the student's files.

@@ -2,7 +2,7 @@
 //! answer in the shape docs/protocol.md gives it (read with the grader's
 //! own answer parsers), or one `ERR <text>` line, in order, and nothing
 //! else was written. This is the property the `serve` fuzz target
-//! (`fuzz/fuzz_targets/serve.rs`) and `tests/serve.rs` hold `chessgrade
+//! (`fuzz/fuzz_targets/serve.rs`) and `tests/it/serve.rs` hold `chessgrade
 //! serve` to; any engine's session can be checked the same way.
 
 use super::{Hello, Request, ScanKind, parse_request};

@@ -21,7 +21,9 @@ pub enum Coords {
     Files,
     /// JHU: files `A`.., ranks counted from the bottom.
     UpperFiles,
-    /// CUHK: files `A`.., row 1 on top.
+    /// CUHK: files `A`.., row 1 on top; its letters are drawn in the
+    /// course's case (Black upper case, White lower case, as its
+    /// program prints them).
     UpperFilesTopDown,
 }
 
@@ -33,6 +35,16 @@ impl Coords {
             RuleSetId::Standard => Coords::Files,
             RuleSetId::Jhu => Coords::UpperFiles,
             RuleSetId::Cuhk => Coords::UpperFilesTopDown,
+        }
+    }
+
+    /// A board letter (White upper case) as these readers write it: CUHK
+    /// swaps the case; the others keep it.
+    pub fn letter(self, ch: char) -> char {
+        match self {
+            Coords::UpperFilesTopDown if ch.is_ascii_uppercase() => ch.to_ascii_lowercase(),
+            Coords::UpperFilesTopDown => ch.to_ascii_uppercase(),
+            _ => ch,
         }
     }
 
@@ -281,7 +293,11 @@ impl Diagram {
             let mut line = format!("{indent}{:>row_w$} ", self.coords.row_label(r, nr));
             for c in cw.start..cw.end {
                 let ch = cells.get(c).copied().unwrap_or(' ');
-                let glyph = if style.unicode { unicode(ch) } else { ch };
+                let glyph = if style.unicode {
+                    unicode(ch)
+                } else {
+                    self.coords.letter(ch)
+                };
                 // A square is a submission's character: never a control.
                 let glyph = super::sanitize::terminal(glyph.encode_utf8(&mut [0; 4])).into_owned();
                 let cell = match marks.get(&[r, c]) {
@@ -397,12 +413,19 @@ pub fn locale_is_utf8() -> bool {
 /// The diagrams that explain a failure, in the order a reader wants them:
 /// for a move whose board differs, the expected and actual boards after it
 /// (differences marked); for a board out of sync, the expected and actual
-/// boards; then the board before the step, with a scan's missing and extra
-/// items marked. Coordinates are row/column numbers, as the trace's items.
+/// boards; for a console program's board printed wrong, the expected and
+/// printed boards; then the board before the step, with a scan's missing
+/// and extra items marked. Coordinates are row/column numbers, as the
+/// trace's items, except for a console program's failure: its course's
+/// files and ranks, as its students read them.
 pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
     use crate::compare::Detail;
     use crate::runner::FailureKind;
-    let coords = Coords::Numbers;
+    // A console program's board is drawn in its course's coordinates.
+    let coords = match &f.kind {
+        FailureKind::Transcript(t) => Coords::of(t.rules),
+        _ => Coords::Numbers,
+    };
     let mut out = Vec::new();
     let pair = |out: &mut Vec<Diagram>, names: [&str; 2], e: &BoardText, a: &BoardText| {
         out.push(Diagram::new(names[0], e, coords));
@@ -430,15 +453,29 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
             expected,
             actual,
         ),
+        FailureKind::Transcript(t) => {
+            if let Some((e, a)) = &t.printed_board {
+                pair(
+                    &mut out,
+                    ["expected board", "board the program printed"],
+                    e,
+                    a,
+                );
+            }
+        }
         FailureKind::Subject(_)
         | FailureKind::CompileError(_)
         | FailureKind::NotRecognised(_)
-        | FailureKind::Transcript(_)
         | FailureKind::MemoryError(_)
         | FailureKind::MemoryLeaks(_) => {}
     }
-    if !f.board_before.as_str().is_empty() {
-        let d = Diagram::new("board before the step", &f.board_before, coords);
+    let shown = |b: &BoardText| out.iter().any(|d: &Diagram| d.board == b.as_str());
+    if !f.board_before.as_str().is_empty() && !shown(&f.board_before) {
+        let title = match &f.kind {
+            FailureKind::Transcript(t) => t.board_title.as_str(),
+            _ => "board before the step",
+        };
+        let d = Diagram::new(title, &f.board_before, coords);
         out.push(match scan {
             Some((missing, extra)) => d.with_scan_items(missing, extra),
             None => d,
@@ -485,8 +522,13 @@ mod tests {
             text,
             "    a  b\n2  +♚  ·\n1   ·  ♙\n+ expected, not answered\n"
         );
+        // CUHK: row 1 on top, Black's king `K` and White's pawn `p` as
+        // the course's Table 1 labels them.
         let cuhk = Diagram::new("b", &BoardText("k./.P".into()), Coords::UpperFilesTopDown);
-        assert!(plain(&cuhk, Style::default()).starts_with("    A  B\n1   k  .\n2"));
+        assert_eq!(
+            plain(&cuhk, Style::default()),
+            "    A  B\n1   K  .\n2   .  p\n"
+        );
     }
 
     #[test]

@@ -133,7 +133,9 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "{} {}", "note:".yellow().bold(), terminal(note))
     }
 
-    fn failure(&mut self, f: &Failure) -> io::Result<()> {
+    /// A failure's details, as under a failing scenario's line (what
+    /// `explain` shows at a console program's first mismatch too).
+    pub fn failure(&mut self, f: &Failure) -> io::Result<()> {
         let at = match (f.line, &f.kind) {
             (Some(l), FailureKind::WrongAnswer(m)) => {
                 format!("line {l} (trace line {})", m.trace_line)
@@ -141,6 +143,9 @@ impl<W: Write> HumanReporter<W> {
             (Some(l), _) => format!("line {l}"),
             (None, FailureKind::MemoryError(m)) if m.at_end => {
                 "the end (after the last step)".to_string()
+            }
+            (None, FailureKind::Transcript(t)) => {
+                t.place.clone().unwrap_or_else(|| "setup".to_string())
             }
             (None, _) => "setup".to_string(),
         };
@@ -165,12 +170,17 @@ impl<W: Write> HumanReporter<W> {
         } {
             writeln!(self.out, "      {}", heading.red())?;
         } else {
-            writeln!(
-                self.out,
-                "      first mismatch at {}: {}",
-                at.bold(),
-                step.bold()
-            )?;
+            let at = terminal(&at).into_owned();
+            if step.is_empty() {
+                writeln!(self.out, "      first mismatch at {}", at.bold())?;
+            } else {
+                writeln!(
+                    self.out,
+                    "      first mismatch at {}: {}",
+                    at.bold(),
+                    step.bold()
+                )?;
+            }
             writeln!(self.out, "        {}", terminal(&what).red())?;
         }
         match &f.kind {
@@ -263,6 +273,9 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "        input sent: {}", sent.bold())?;
         self.items("expected", &t.expected, |s| s.green().to_string())?;
         self.items("actual", &t.actual, |s| s.red().to_string())?;
+        for note in &t.notes {
+            writeln!(self.out, "        what differs: {}", terminal(note))?;
+        }
         const SHOWN: usize = 40;
         let lines: Vec<&str> = t.raw_output.lines().collect();
         writeln!(self.out, "        the program's output for this command:")?;

@@ -11,7 +11,7 @@ mod model;
 pub mod sanitize;
 
 pub use board::draw_board;
-pub use class::ClassReport;
+pub use class::{ClassIdentity, ClassMergeError, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{

@@ -50,20 +50,28 @@ pub struct RunIdentity {
 impl RunIdentity {
     /// The identity of a run over these scenario names (any order).
     pub fn of<S: AsRef<str>>(names: &[S]) -> RunIdentity {
-        let mut sorted: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
-        sorted.sort_unstable();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for name in &sorted {
-            for b in name.bytes().chain(std::iter::once(b'\n')) {
-                hash ^= u64::from(b);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
+        let (fingerprint, scenarios) = fingerprint(names);
         RunIdentity {
-            fingerprint: format!("{hash:016x}"),
-            scenarios: sorted.len(),
+            fingerprint,
+            scenarios,
         }
     }
+}
+
+/// FNV-1a (64 bit, hex) of the sorted names, one per line, and how many
+/// there are: what a run's scenarios and a class's members are told
+/// apart by.
+pub(crate) fn fingerprint<S: AsRef<str>>(names: &[S]) -> (String, usize) {
+    let mut sorted: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    sorted.sort_unstable();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for name in &sorted {
+        for b in name.bytes().chain(std::iter::once(b'\n')) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    (format!("{hash:016x}"), sorted.len())
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -412,7 +420,14 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::MemoryError(m) => m.to_string(),
                 FailureKind::MemoryLeaks(l) => l.to_string(),
             };
-            let at = f.line.map_or(String::new(), |l| format!(" at line {l}"));
+            let at = match (f.line, &f.kind) {
+                (Some(l), _) => format!(" at line {l}"),
+                (None, FailureKind::Transcript(t)) => t
+                    .place
+                    .as_ref()
+                    .map_or(String::new(), |p| format!(" at {p}")),
+                (None, _) => String::new(),
+            };
             let step = f
                 .step_source
                 .as_deref()

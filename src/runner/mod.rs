@@ -17,7 +17,7 @@ pub use pool::{run_all, run_all_until, run_pool};
 pub use select::{Selection, name_of};
 
 use crate::compare::Mismatch;
-use crate::engine::BoardText;
+use crate::engine::{BoardText, RuleSetId};
 use crate::memcheck::{Findings, MemoryError, Tool};
 use crate::scenario::{self, Diagnostic, Visibility};
 use crate::snapshot::SnapshotStore;
@@ -184,6 +184,21 @@ pub struct TranscriptMismatch {
     pub actual: Vec<String>,
     /// Everything the program printed for this command, ANSI codes stripped, capped.
     pub raw_output: String,
+    /// Where it happened when that is no scenario step: a setup command
+    /// (`setup: L chessgrade-setup.txt ...`) or the input that ends the
+    /// game (`end of the game (`Z0 Z0` sent)`); `None` at a step.
+    pub place: Option<String>,
+    /// What the failure's board is (`board before the step`, `board loaded
+    /// from chessgrade-setup.txt`, `board at the end of the game`).
+    pub board_title: String,
+    /// The course's rules: boards are drawn in its students' coordinates.
+    pub rules: RuleSetId,
+    /// What differs, in words, when the lines alone do not say it (the
+    /// squares of a printed board, spacing only).
+    pub notes: Vec<String>,
+    /// A board the program printed, read back, against the expected one
+    /// (expected, printed), when its pieces differ.
+    pub printed_board: Option<(BoardText, BoardText)>,
 }
 
 /// What kind of transcript failure.

@@ -9,7 +9,10 @@
 //! the reference engine (the scenario itself may be judged against its
 //! snapshot, [`Shrinker::shrink_found`]); it is then judged by
 //! [`runner::run_one`] exactly as `grade` judges, against the same subject (a submission built once,
-//! run once per candidate within its limits). A candidate is kept when it
+//! run once per candidate within its limits); a console program is judged
+//! as `grade` judges it too ([`Shrinker::with_judge`]), and a candidate its
+//! course's program cannot play (a CUHK setup that is not the start) is
+//! skipped. A candidate is kept when it
 //! fails with the same [`Signature`]: the failure's class (wrong answer,
 //! board out of sync, crash, ...) and the kind of step it fails at.
 //! Passes repeat until none shrinks the scenario further (or the run
@@ -73,9 +76,14 @@ impl fmt::Display for ShrinkError {
     }
 }
 
+/// How a candidate is judged, as `grade` judges it: its scenario, its
+/// file and the store holding its expected answers; `None` when the
+/// subject cannot take that candidate at all (it is skipped).
+pub type Judge<'a> = dyn FnMut(&Scenario, &Found, &SnapshotStore) -> Option<ScenarioResult> + 'a;
+
 /// Runs candidates against one subject, in a private folder.
 pub struct Shrinker<'a> {
-    subject: &'a mut dyn Subject,
+    judge: Box<Judge<'a>>,
     dir: tempfile::TempDir,
     runs: usize,
     max_runs: usize,
@@ -84,12 +92,22 @@ pub struct Shrinker<'a> {
 impl<'a> Shrinker<'a> {
     /// `max_runs` bounds the candidates tried (each is one run of the subject).
     pub fn new(subject: &'a mut dyn Subject, max_runs: usize) -> Result<Shrinker<'a>, ShrinkError> {
+        Shrinker::with_judge(
+            Box::new(move |_, found, store| {
+                Some(runner::run_one(found, subject, store, SnapshotMode::Check))
+            }),
+            max_runs,
+        )
+    }
+
+    /// Candidates judged by `judge` (a console program's grading).
+    pub fn with_judge(judge: Box<Judge<'a>>, max_runs: usize) -> Result<Shrinker<'a>, ShrinkError> {
         let dir = tempfile::Builder::new()
             .prefix("chessgrade-shrink-")
             .tempdir()
             .map_err(|e| ShrinkError::Io(format!("cannot create a working folder: {e}")))?;
         Ok(Shrinker {
-            subject,
+            judge,
             dir,
             runs: 0,
             max_runs,
@@ -123,8 +141,10 @@ impl<'a> Shrinker<'a> {
             .accept(&rel, &Snapshot::new(&rel, &expected))
             .map_err(io)?;
         let found = Found { path, rel };
-        let result = runner::run_one(&found, self.subject, &store, SnapshotMode::Check);
-        signature(&parsed, result)
+        match (self.judge)(&parsed, &found, &store) {
+            Some(result) => signature(&parsed, result),
+            None => Ok(None),
+        }
     }
 
     /// Shrinks `original`, which must fail on the subject.
@@ -144,7 +164,12 @@ impl<'a> Shrinker<'a> {
         store: &SnapshotStore,
     ) -> Result<Shrunk, ShrinkError> {
         self.runs += 1;
-        let result = runner::run_one(found, self.subject, store, SnapshotMode::Check);
+        let result = (self.judge)(original, found, store).ok_or_else(|| {
+            ShrinkError::Io(format!(
+                "{}: the subject cannot take this scenario",
+                found.path.display()
+            ))
+        })?;
         let first = signature(original, result)?.ok_or(ShrinkError::Passes)?;
         self.shrink_from(original, first)
     }

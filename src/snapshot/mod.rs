@@ -166,6 +166,16 @@ impl SnapshotStore {
         PathBuf::from(p)
     }
 
+    /// Whether a snapshot for `rel` exists (either layout), without reading it.
+    pub fn has(&self, rel: &Path) -> bool {
+        self.path_for(rel).exists() || self.dir.join(rel.with_extension("expected")).exists()
+    }
+
+    /// The folder the snapshots are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Reads the snapshot for `rel`; `Ok(None)` when there is none yet.
     /// Besides `.snap` files, a bare trace at `<rel minus extension>.expected`
     /// is accepted: the layout of the course corpus's answers.

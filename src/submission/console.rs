@@ -1,7 +1,8 @@
 //! Console program uploads (JHU CS220's `./chess`, CUHK CSCI1120's game):
 //! the upload is copied into a temporary directory, the staff's overlay
-//! (files a student must not change, e.g. JHU's `Piece.h` or the graders'
-//! `Mystery.h`) is copied over it, and it is built the way the course
+//! (files a student must not change, e.g. JHU's `Piece.h`) is copied over
+//! it, then the files the grader writes for the scenarios (the graders'
+//! `Mystery.h` for a `@mystery` shape), and it is built the way the course
 //! builds it: its `Makefile` (`make`), else `CMakeLists.txt` (`cmake`),
 //! else every `.cpp` with `g++` and the course's flags; `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
@@ -27,6 +28,9 @@ pub struct ConsoleBuild<'a> {
     pub command: Option<&'a str>,
     /// Staff files copied over the upload before building.
     pub overlay: Option<&'a Path>,
+    /// Files written over the upload after the overlay (name in the
+    /// upload's root, text): the graders' `Mystery.h` for a scenario.
+    pub files: &'a [(String, String)],
     pub timeout: Duration,
     /// Build for this memory checker: its flags are added to every
     /// compile and link, whatever runs the compiler (see [`build_console`]).
@@ -110,6 +114,13 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         }
         copy_tree(overlay, &root)?;
     }
+    for (name, text) in how.files {
+        let path = root.join(name);
+        // An uploaded file of that name may be read-only, a link, or a folder.
+        let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+        std::fs::write(&path, text)
+            .map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
+    }
     sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let binary = root.join(how.binary);
     // A binary uploaded with the sources is not the student's build.
@@ -179,7 +190,7 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             args: Vec::new(),
         },
         notes: Vec::new(),
-        sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how.overlay)),
+        sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     })
 }
@@ -213,19 +224,22 @@ fn write_compiler_wrappers(bin: &Path, flags: &[String]) -> std::io::Result<()> 
     Ok(())
 }
 
-/// The overlay's files (the staff's, copied over the upload), relative to
-/// the overlay: a memory checker leaves them out of the student's frames.
-fn staff_files(overlay: Option<&Path>) -> Vec<PathBuf> {
-    let Some(overlay) = overlay else {
-        return Vec::new();
-    };
-    walkdir::WalkDir::new(overlay)
-        .follow_links(false)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.path().strip_prefix(overlay).ok().map(Path::to_path_buf))
-        .collect()
+/// The staff's files in the build, relative to its root: the overlay's
+/// (copied over the upload) and the files the grader wrote (the graders'
+/// Mystery.h). A memory checker leaves them out of the student's frames.
+fn staff_files(how: &ConsoleBuild) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = how.files.iter().map(|(name, _)| name.into()).collect();
+    if let Some(overlay) = how.overlay {
+        files.extend(
+            walkdir::WalkDir::new(overlay)
+                .follow_links(false)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_file())
+                .filter_map(|e| e.path().strip_prefix(overlay).ok().map(Path::to_path_buf)),
+        );
+    }
+    files
 }
 
 /// Which build the upload's files call for.

@@ -1,0 +1,499 @@
+//! `explain` for a console program (JHU CS220's `./chess`, CUHK
+//! CSCI1120's game): the scenario's session command by command, as the
+//! course's program must answer it and as the student's program did.
+//!
+//! A console program is not asked one question per step as a Lab 3 upload
+//! is: it runs once on all its input (`grade` does the same, see
+//! [`crate::console`]), and its output is split at the course's prompts.
+//! So the walk ([`explain_console`]) runs the program once and lines each
+//! command up with its answer: the input sent, the lines the course judges
+//! (expected and printed), the files the program had to save (JHU), and
+//! the reference's board once the command is done, drawn in the course's
+//! own coordinates. The first mismatch is the one `grade` reports, shown
+//! as `grade` shows it ([`HumanReporter::failure`]), at the command where
+//! it happens. A CUHK machine game (modes 2 and 3) has no expected
+//! transcript (the machine's moves are the program's own draws, judged by
+//! property): its inputs and the program's whole output are shown, then
+//! the first mismatch.
+
+use super::RenderOptions;
+use crate::console::{self, ConsoleMismatch, ConsoleProgram, Dialect, RunEnd, Texts};
+use crate::engine::{BoardText, RuleSetId};
+use crate::report::sanitize::terminal;
+use crate::report::{Coords, Diagram, HumanReporter, Style};
+use crate::runner::TranscriptProblem;
+use crate::scenario::Scenario;
+use colored::Colorize;
+use std::fmt::{self, Write};
+
+/// One scenario's console session, run and lined up command by command.
+#[derive(Clone, Debug)]
+pub struct ConsoleExplanation {
+    pub dialect: Dialect,
+    pub rules: RuleSetId,
+    /// Files written in the program's folder before it starts (JHU: the
+    /// setup's board file, positions to load back for `undo`/`redo`).
+    pub files: Vec<(String, String)>,
+    /// The program's command-line arguments.
+    pub args: Vec<String>,
+    pub commands: Vec<CommandView>,
+    /// How the program ended.
+    pub end: RunEnd,
+    /// The first mismatch, as `grade` reports it; `None` when it passes.
+    pub mismatch: Option<ConsoleMismatch>,
+    /// A machine game (CUHK modes 2, 3): judged by property; the commands
+    /// carry their input only, and `output` is the whole transcript.
+    pub machine: bool,
+    /// The program's whole output, ANSI codes stripped, capped.
+    pub output: String,
+    /// The scenario file's text (for the failing step's line).
+    pub source: String,
+}
+
+/// One command: where it comes from, what was sent, expected and printed.
+#[derive(Clone, Debug)]
+pub struct CommandView {
+    /// The scenario line it comes from (`None`: the setup or the end).
+    pub line: Option<u32>,
+    /// Where it is: `line 12: move E2E4`, or the setup / end it is.
+    pub place: String,
+    /// The line sent (`None`: the program's first output, before any input).
+    pub input: Option<String>,
+    /// The lines the course's program prints for it, as judged.
+    pub expected: Vec<String>,
+    /// The judged lines the program printed for it (`None`: its output
+    /// ended before this command).
+    pub printed: Option<Vec<String>>,
+    /// Everything the program printed for it (capped).
+    pub output: Option<String>,
+    pub saves: Vec<SaveView>,
+    /// The reference's board once the command is done, and its title.
+    pub board_after: BoardText,
+    pub board_title: String,
+    /// The judged lines and saved files are the expected ones.
+    pub agrees: bool,
+}
+
+/// A file the program had to save at a command, byte for byte.
+#[derive(Clone, Debug)]
+pub struct SaveView {
+    pub line: u32,
+    pub file: String,
+    pub expected: String,
+    /// What it wrote (`None`: no file).
+    pub written: Option<String>,
+}
+
+/// Why a console session cannot be explained.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConsoleExplainError {
+    /// The scenario is not one the course's program can play (staff's).
+    NotGradable(String),
+    /// The upload did not compile with what this scenario needs (its
+    /// Mystery piece): the student's.
+    Compile(String),
+    /// The program could not be started (staff's).
+    Start(String),
+}
+
+impl fmt::Display for ConsoleExplainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConsoleExplainError::NotGradable(why) => write!(f, "not gradable by console: {why}"),
+            ConsoleExplainError::Compile(msg) => {
+                write!(f, "the submission did not compile:\n{msg}")
+            }
+            ConsoleExplainError::Start(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Runs `program` through `scenario`'s session once and lines its output
+/// up with the course's, command by command (`source`: the scenario
+/// file's text).
+pub fn explain_console(
+    scenario: &Scenario,
+    source: &str,
+    program: &ConsoleProgram,
+    texts: &Texts,
+) -> Result<ConsoleExplanation, ConsoleExplainError> {
+    let plan = console::plan(scenario, texts)
+        .map_err(|e| ConsoleExplainError::NotGradable(e.to_string()))?;
+    let command = program
+        .command_for(&plan)
+        .map_err(ConsoleExplainError::Compile)?;
+    let outcome = console::run(&plan, command, program).map_err(|e| {
+        ConsoleExplainError::Start(format!("cannot start {}: {e}", command.program.display()))
+    })?;
+    let text = console::strip_ansi(&String::from_utf8_lossy(&outcome.output));
+    let chunks = console::split_at_prompts(&text, &plan.prompts);
+    let machine = plan.machine.is_some();
+    let lines: Vec<&str> = source.lines().collect();
+    let commands = plan
+        .exchanges
+        .iter()
+        .enumerate()
+        .map(|(k, ex)| {
+            let place = match (ex.line, &ex.place) {
+                (Some(l), _) => format!(
+                    "line {l}: {}",
+                    lines.get(l as usize - 1).map_or("", |s| s.trim())
+                ),
+                (None, Some(p)) => p.what.clone(),
+                (None, None) => "setup".to_string(),
+            };
+            let board_title = match &ex.place {
+                Some(p) => p.board.clone(),
+                None => "board after".to_string(),
+            };
+            // A machine game's prompts are the machine's too: its chunks
+            // are no command's answer.
+            let chunk = chunks.get(k).filter(|_| !machine);
+            let printed =
+                chunk.map(|c| console::judged_lines(c, &plan.judging, plan.ignore_trailing_space));
+            let saves: Vec<SaveView> = ex
+                .saves
+                .iter()
+                .map(|s| SaveView {
+                    line: s.line,
+                    file: s.file.clone(),
+                    expected: String::from_utf8_lossy(&s.expected).into_owned(),
+                    written: outcome
+                        .files
+                        .get(&s.file)
+                        .cloned()
+                        .flatten()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned()),
+                })
+                .collect();
+            let expected = console::tidy_expected(&ex.expected, plan.ignore_trailing_space);
+            let agrees = !machine
+                && printed.as_ref() == Some(&expected)
+                && saves
+                    .iter()
+                    .all(|s| s.written.as_ref() == Some(&s.expected));
+            CommandView {
+                line: ex.line,
+                place,
+                input: ex.input.clone(),
+                expected,
+                printed,
+                output: chunk.map(|c| console::capped(c)),
+                saves,
+                board_after: ex.board_after.clone(),
+                board_title,
+                agrees,
+            }
+        })
+        .collect();
+    Ok(ConsoleExplanation {
+        dialect: plan.dialect,
+        rules: plan.dialect.rules(),
+        files: plan
+            .files
+            .iter()
+            .map(|(name, bytes)| (name.clone(), String::from_utf8_lossy(bytes).into_owned()))
+            .collect(),
+        args: plan.args.clone(),
+        commands,
+        end: outcome.end.clone(),
+        mismatch: console::judge_run(&plan, &outcome),
+        machine,
+        output: console::capped(&text),
+        source: source.to_string(),
+    })
+}
+
+const IND: &str = "    ";
+/// A board's rows, under its title at [`IND`] (as in `grade`'s failure).
+const BOARD_IND: &str = "      ";
+/// Lines of a matching answer shown before the rest is counted.
+const SHOWN_WHEN_AGREEING: usize = 4;
+
+/// The explanation as text. `Err` names a `--line` that sends no command.
+pub fn render_console(e: &ConsoleExplanation, opts: RenderOptions) -> Result<String, String> {
+    let coords = Coords::of(e.rules);
+    let mut out = String::new();
+    let first = e.mismatch.as_ref().and_then(|m| m.exchange);
+    let shown: Vec<usize> = match opts.line {
+        Some(n) => {
+            let found: Vec<usize> = (0..e.commands.len())
+                .filter(|&k| e.commands[k].line == Some(n))
+                .collect();
+            if found.is_empty() {
+                let lines: Vec<String> = e
+                    .commands
+                    .iter()
+                    .filter_map(|c| c.line.map(|l| l.to_string()))
+                    .collect();
+                return Err(format!(
+                    "line {n} sends no command (commands come from lines {})",
+                    lines.join(", ")
+                ));
+            }
+            found
+        }
+        None => {
+            header(&mut out, e);
+            let upto = match (opts.all, first) {
+                (false, Some(k)) => k,
+                _ => e.commands.len().saturating_sub(1),
+            };
+            (0..=upto).filter(|&k| k < e.commands.len()).collect()
+        }
+    };
+    // The board last drawn: a command that leaves it as it was says so.
+    let mut last_board: Option<&BoardText> = None;
+    for k in &shown {
+        let c = &e.commands[*k];
+        if e.machine {
+            machine_command(&mut out, c);
+        } else if Some(*k) == first {
+            mismatch_at(&mut out, e, Some(c), coords, opts.style);
+        } else {
+            command(&mut out, c, e.dialect, last_board, coords, opts.style);
+            last_board = Some(&c.board_after);
+        }
+    }
+    if opts.line.is_none() {
+        if e.machine {
+            let _ = writeln!(out, "\n{}", "the program's output:".bold());
+            let _ = writeln!(out, "{}", indent(&terminal(&e.output), IND));
+        }
+        // A mismatch found at no command (a machine game's) comes last.
+        if first.is_none() && e.mismatch.is_some() {
+            mismatch_at(&mut out, e, None, coords, opts.style);
+        }
+        if let (false, Some(k)) = (opts.all, first) {
+            let later = e.commands.len() - k - 1;
+            if later > 0 {
+                let _ = writeln!(
+                    out,
+                    "\n({later} later commands not shown; --all shows every command, --line N the command of line N)"
+                );
+            }
+        }
+    }
+    let _ = writeln!(out, "\n{}", verdict_line(e));
+    // One step alone starts with its own heading, not a blank line.
+    if out.starts_with('\n') {
+        out.remove(0);
+    }
+    Ok(out)
+}
+
+/// What is sent and judged, and the files written before the start.
+fn header(out: &mut String, e: &ConsoleExplanation) {
+    let judged = match (e.machine, e.dialect) {
+        (true, _) => {
+            "a machine game: each move the program prints is checked on the reference, which then plays it; the end must be the reference's"
+        }
+        (false, Dialect::Jhu) => {
+            "the lines the course judges (the board display is the program's own and is not compared)"
+        }
+        (false, Dialect::Cuhk) => "every line, exactly as the course's program prints it",
+    };
+    let _ = writeln!(out, "judged: {judged}");
+    if !e.files.is_empty() {
+        let _ = writeln!(out, "{}", "files written before the start:".bold());
+        for (name, text) in &e.files {
+            let _ = writeln!(out, "{IND}{name}:");
+            let _ = writeln!(out, "{}", indent(text, &format!("{IND}  ")));
+        }
+    }
+    if !e.args.is_empty() {
+        let _ = writeln!(out, "the program's arguments: {}", e.args.join(" "));
+    }
+}
+
+/// A command whose answer is not the first mismatch.
+fn command(
+    out: &mut String,
+    c: &CommandView,
+    dialect: Dialect,
+    last_board: Option<&BoardText>,
+    coords: Coords,
+    style: Style,
+) {
+    let verdict = match (&c.printed, c.agrees) {
+        (None, _) => "not reached".red().bold().to_string(),
+        (Some(_), true) => "ok".green().bold().to_string(),
+        (Some(_), false) => "differs".red().bold().to_string(),
+    };
+    let _ = writeln!(out, "\n{}: {verdict}", terminal(&c.place).bold());
+    let _ = writeln!(out, "{IND}input sent: {}", sent(c));
+    match &c.printed {
+        None => {
+            let _ = writeln!(
+                out,
+                "{IND}(the program's output ended before this command's answer)"
+            );
+        }
+        Some(printed) if *printed == c.expected => {
+            let what = match dialect {
+                Dialect::Jhu => "printed (the judged lines), as expected:",
+                Dialect::Cuhk => "printed, as expected:",
+            };
+            if printed.is_empty() {
+                let _ = writeln!(out, "{IND}printed nothing judged, as expected");
+            } else {
+                let _ = writeln!(out, "{IND}{what}");
+                lines(out, printed, SHOWN_WHEN_AGREEING, |s| s.to_string());
+            }
+        }
+        Some(printed) => {
+            let (e, a) = console::differing(&c.expected, printed);
+            let _ = writeln!(out, "{IND}expected:");
+            lines(out, &e, usize::MAX, |s| s.green().to_string());
+            let _ = writeln!(out, "{IND}printed:");
+            lines(out, &a, usize::MAX, |s| s.red().to_string());
+        }
+    }
+    for s in &c.saves {
+        save(out, s);
+    }
+    if last_board == Some(&c.board_after) {
+        let _ = match c.line {
+            Some(_) => writeln!(out, "{IND}board unchanged by the command"),
+            None => writeln!(out, "{IND}{}: the board above", c.board_title),
+        };
+        return;
+    }
+    let _ = writeln!(out, "{IND}{}:", c.board_title);
+    out.push_str(&Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style));
+}
+
+/// A machine game's command: only what was sent.
+fn machine_command(out: &mut String, c: &CommandView) {
+    let _ = writeln!(out, "\n{}", terminal(&c.place).bold());
+    let _ = writeln!(out, "{IND}input sent: {}", sent(c));
+}
+
+/// The first mismatch, as `grade` shows it, under its command's heading.
+fn mismatch_at(
+    out: &mut String,
+    e: &ConsoleExplanation,
+    c: Option<&CommandView>,
+    coords: Coords,
+    style: Style,
+) {
+    let Some(m) = &e.mismatch else {
+        return;
+    };
+    let place = match c {
+        Some(c) => c.place.clone(),
+        None => match (m.line, &m.mismatch.place) {
+            (Some(l), _) => format!("line {l}"),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "setup".to_string(),
+        },
+    };
+    let _ = writeln!(
+        out,
+        "\n{}: {}",
+        terminal(&place).bold(),
+        "MISMATCH".red().bold()
+    );
+    let mut block = Vec::new();
+    let failure = m.clone().into_failure(&e.source);
+    let _ = HumanReporter::new(&mut block)
+        .style(style)
+        .failure(&failure);
+    // Under this heading the block's own first line ("first mismatch at
+    // ...") says it again; its details move left to this layout's indent.
+    let block = String::from_utf8_lossy(&block);
+    for line in block.lines().skip(1) {
+        let _ = writeln!(out, "{}", line.strip_prefix(IND).unwrap_or(line));
+    }
+    // The saved files the command had to write (unless the failure is
+    // one: it shows it), and the board once done (the failure's own board
+    // is the one before the step).
+    if let Some(c) = c {
+        if !matches!(m.mismatch.problem, TranscriptProblem::SaveFile(_)) {
+            for s in &c.saves {
+                save(out, s);
+            }
+        }
+        if c.line.is_some() && c.board_after != m.board_before {
+            let _ = writeln!(out, "{IND}{}:", c.board_title);
+            out.push_str(
+                &Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style),
+            );
+        }
+    }
+}
+
+/// A saved file: as expected, or both texts.
+fn save(out: &mut String, s: &SaveView) {
+    let show = |t: &str| -> Vec<String> {
+        t.split_inclusive('\n')
+            .map(|l| l.replace('\n', "⏎"))
+            .collect()
+    };
+    match &s.written {
+        Some(w) if *w == s.expected => {
+            let _ = writeln!(out, "{IND}saved {} (line {}), as expected:", s.file, s.line);
+            lines(out, &show(w), usize::MAX, |l| l.to_string());
+        }
+        written => {
+            let _ = writeln!(out, "{IND}saved {} (line {}): expected:", s.file, s.line);
+            lines(out, &show(&s.expected), usize::MAX, |l| {
+                l.green().to_string()
+            });
+            match written {
+                Some(w) => {
+                    let _ = writeln!(out, "{IND}written:");
+                    lines(out, &show(w), usize::MAX, |l| l.red().to_string());
+                }
+                None => {
+                    let _ = writeln!(out, "{IND}written: {}", "(no file)".red());
+                }
+            }
+        }
+    }
+}
+
+/// Up to `max` lines (sanitised), the rest counted.
+fn lines(out: &mut String, items: &[String], max: usize, paint: impl Fn(&str) -> String) {
+    for l in items.iter().take(max) {
+        let _ = writeln!(out, "{IND}  {}", paint(&terminal(l)));
+    }
+    if items.len() > max {
+        let _ = writeln!(
+            out,
+            "{IND}  … {} more lines, as expected",
+            items.len() - max
+        );
+    }
+}
+
+fn sent(c: &CommandView) -> String {
+    match &c.input {
+        Some(i) => terminal(i).bold().to_string(),
+        None => "(nothing: the program's first output)".to_string(),
+    }
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines()
+        .map(|l| format!("{by}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn verdict_line(e: &ConsoleExplanation) -> String {
+    match &e.mismatch {
+        Some(m) => {
+            let at = match (m.line, &m.mismatch.place) {
+                (Some(l), _) => format!("line {l}"),
+                (None, Some(p)) => p.clone(),
+                (None, None) => "setup".to_string(),
+            };
+            format!("first mismatch at {}", terminal(&at))
+                .red()
+                .bold()
+                .to_string()
+        }
+        None => "every command's answer matches".green().bold().to_string(),
+    }
+}

@@ -1,0 +1,35 @@
+//! The grading layer: every decision about what is graded and how lives
+//! here, once, so that `run`, `grade`, `grade --class`, `explain` and
+//! `shrink` cannot disagree. The command line only turns flags into a
+//! [`BatchSpec`] and a [`Plan`], and [`Events`] into output.
+//!
+//! - [`subject`]: the upload rule (the scenarios decide the kind), the
+//!   [`Plan`] set up once per run and the [`Prepared`] subject per upload;
+//! - [`batch`]: discover → run → [`Outcome`] (results, exit code, report);
+//! - a class ([`crate::class`]) is a loop over its members, each upload
+//!   built by the class's one [`Plan`];
+//! - [`error`]: the staff-side errors, each one exit-2 message.
+
+pub mod batch;
+pub mod error;
+pub mod subject;
+
+pub use batch::{BatchSpec, Discovered, Events, Outcome, Silent};
+pub use error::StaffError;
+pub use subject::{
+    Plan, Prepared, UploadKind, UploadOptions, engine_command, resolve, upload_kind,
+};
+
+/// The isolation submissions get, as a report note
+/// (`isolation: landlock abi 7, no network, uid 65534`); with `require`,
+/// the staff error naming what is missing when not all of it holds.
+pub fn isolation_note(require: bool) -> Result<String, StaffError> {
+    let iso = crate::sandbox::isolation();
+    if require && !iso.complete() {
+        return Err(StaffError::Isolation(format!(
+            "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
+            iso.missing().join("; ")
+        )));
+    }
+    Ok(format!("isolation: {iso}"))
+}

@@ -1,0 +1,826 @@
+//! What a run grades, decided once: the [`Plan`] (which kind of subject
+//! the scenarios want, set up once per run) and the [`Prepared`] subject
+//! (one upload built, one engine or program named) that runs each
+//! scenario. `grade`, `grade --class`, `explain` and `shrink` all come
+//! through here, so the rules below exist once:
+//!
+//! - **The scenarios decide the kind** ([`Plan::for_uploads`]): console
+//!   programs when they are all a console course's (`@rules jhu`/`cuhk`)
+//!   or a console flag (`--program`, `--build`, `--overlay`) says so; Lab 3
+//!   uploads when none is. A selection of both is the staff's mistake
+//!   (exit 2, before anything is built): pick one course's folder. What an
+//!   upload looks like never changes how it is graded, so one student's odd
+//!   upload cannot change anyone's grade; an upload of the other kind is
+//!   that student's "not a recognised submission".
+//! - **A student's problem is a result, a staff problem an error**: a
+//!   compile error or an upload of the wrong kind marks every scenario
+//!   failed without running it ([`Prepared`] holds no program then, not a
+//!   stand-in); an upload folder that does not exist, a compiler that
+//!   cannot start or an engine that is not there is a [`StaffError`].
+//! - Every limit comes from the run's flags (no command keeps defaults of
+//!   its own).
+//! - **A memory check (`--memcheck`) is part of the plan**: the upload is
+//!   built for the tool here (AddressSanitizer's flags on every unit, or
+//!   as it is for valgrind), every run is checked, and the leak item
+//!   (`--leak-points`) is added after the scenarios
+//!   ([`Prepared::leak_item`]); a program built elsewhere (`--program`)
+//!   can only be checked by valgrind.
+
+use super::error::StaffError;
+use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
+use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
+use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
+use crate::snapshot::SnapshotStore;
+use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
+use crate::submission::{self, BuildError, CppOptions};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How a run's uploads are built: both kinds' options, and whether a flag
+/// already says they are console programs.
+#[derive(Clone, Debug)]
+pub struct UploadOptions {
+    pub cpp: CppOptions,
+    pub console: ConsoleOptions,
+    /// A console flag was given: what is graded is a console program.
+    pub force_console: bool,
+    /// Each scenario's limits (Lab 3 uploads and engines; console
+    /// programs take theirs from `console`).
+    pub limits: Limits,
+    /// Check memory (`--memcheck`): the tool and what its findings cost.
+    pub memcheck: Option<Memcheck>,
+}
+
+/// What the whole run grades, set up once (for one upload or a class).
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// Lab 3 uploads, compiled with the adapter (for the memory checker,
+    /// when there is one: `cpp.memcheck` is its tool).
+    Lab3 {
+        cpp: CppOptions,
+        limits: Limits,
+        memcheck: Option<Memcheck>,
+    },
+    /// Console programs of one course, judged on their transcripts.
+    Console(Arc<ConsoleGrader>),
+    /// An engine speaking the protocol.
+    Engine {
+        command: EngineCommand,
+        limits: Limits,
+    },
+    /// The built-in reference engine (`run`): a scenario over the timeout
+    /// is an input error, not a failure.
+    Reference { timeout: Duration },
+}
+
+/// The kind of upload a selection of scenarios wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UploadKind {
+    Lab3,
+    Console,
+}
+
+/// The one upload rule (see the module doc): the kind the scenarios want,
+/// or the staff error of a selection that mixes console and other courses.
+pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, StaffError> {
+    if force_console || console::only_console(found) {
+        return Ok(UploadKind::Console);
+    }
+    if !console::wants_console(found) {
+        return Ok(UploadKind::Lab3);
+    }
+    let (console, others): (Vec<_>, Vec<_>) = found
+        .iter()
+        .filter_map(|f| crate::scenario::load(&f.path).ok().map(|s| (f, s)))
+        .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules).is_some());
+    let (console, others): (Vec<&Found>, Vec<&Found>) = (
+        console.into_iter().map(|(f, _)| f).collect(),
+        others.into_iter().map(|(f, _)| f).collect(),
+    );
+    let example = |v: &[&Found]| {
+        v.first()
+            .map_or(String::new(), |f| f.path.display().to_string())
+    };
+    Err(StaffError::MixedCourses(format!(
+        "the selected scenarios mix courses: {} are a console course's (e.g. {}), {} are not (e.g. {}: not gradable by console); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+        console.len(),
+        example(&console),
+        others.len(),
+        example(&others),
+    )))
+}
+
+/// Checks, before anything is built, that every scenario can be put to a
+/// Lab 3 upload through the course's interface: the `lab3` rules, and only
+/// the pieces it has letters for (king, rook, bishop, pawn). A scenario
+/// that does not load is left to the run (it is reported there, located).
+fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
+    const LETTERS: &str = "king, rook, bishop and pawn";
+    let mut problems = Vec::new();
+    for f in found {
+        let Ok(s) = crate::scenario::load(&f.path) else {
+            continue;
+        };
+        let name = f.path.display();
+        if s.directives.rules != crate::engine::RuleSetId::Lab3 {
+            problems.push(format!(
+                "{name}: not gradable on a Lab 3 upload: `@rules {}` is another course's (a Lab 3 upload plays lab3 only)",
+                s.directives.rules.name()
+            ));
+            continue;
+        }
+        let beyond = s
+            .placements
+            .iter()
+            .find(|p| {
+                !matches!(
+                    p.role,
+                    crate::domain::Role::King
+                        | crate::domain::Role::Rook
+                        | crate::domain::Role::Bishop
+                        | crate::domain::Role::Pawn
+                )
+            })
+            .map(|p| format!("line {}: a {:?}", p.line, p.role).to_lowercase())
+            .or_else(|| {
+                let fen = s.fen.as_deref()?;
+                let board = fen.split_whitespace().next().unwrap_or("");
+                board
+                    .chars()
+                    .find(|c| "qnmQNM".contains(*c))
+                    .map(|c| format!("its FEN places `{c}`"))
+            });
+        if let Some(what) = beyond {
+            problems.push(format!(
+                "{name}: not gradable on a Lab 3 upload: {what}, but the course's interface has letters for the {LETTERS} only"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let n = problems.len();
+    const SHOWN: usize = 8;
+    if n > SHOWN {
+        problems.truncate(SHOWN);
+        problems.push(format!("… and {} more", n - SHOWN));
+    }
+    problems.push(format!(
+        "{n} scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)"
+    ));
+    Err(StaffError::NotGradable(problems))
+}
+
+impl Plan {
+    /// The plan for uploads of the kind `found` wants (the upload rule):
+    /// for console programs the course's grader is set up here, once, and
+    /// every scenario checked (a scenario it cannot load is the staff's
+    /// error, before any upload is built).
+    pub fn for_uploads(
+        found: &[Found],
+        store: &SnapshotStore,
+        options: &UploadOptions,
+    ) -> Result<Plan, StaffError> {
+        Ok(match upload_kind(found, options.force_console)? {
+            UploadKind::Lab3 => {
+                check_lab3(found)?;
+                Plan::lab3(options)
+            }
+            UploadKind::Console => Plan::for_console(found, store, options)?,
+        })
+    }
+
+    /// The plan for Lab 3 uploads as these options build them (for the
+    /// memory checker, when there is one), whatever the scenarios
+    /// (`explain` and `shrink` of one Lab 3 upload).
+    pub fn lab3(options: &UploadOptions) -> Plan {
+        Plan::Lab3 {
+            cpp: CppOptions {
+                memcheck: options.memcheck.map(|m| m.tool),
+                ..options.cpp.clone()
+            },
+            limits: options.limits.clone(),
+            memcheck: options.memcheck,
+        }
+    }
+
+    /// The plan for console uploads of the course `found` is (`explain`
+    /// and `shrink` of one console upload): its grader set up once.
+    pub fn for_console(
+        found: &[Found],
+        store: &SnapshotStore,
+        options: &UploadOptions,
+    ) -> Result<Plan, StaffError> {
+        let console = ConsoleOptions {
+            memcheck: options.memcheck,
+            ..options.console.clone()
+        };
+        Ok(Plan::Console(Arc::new(ConsoleGrader::new(
+            found, store, console,
+        )?)))
+    }
+
+    /// The plan for a console program graded as is (`--program`): the
+    /// scenarios must be a console course's.
+    pub fn for_program(
+        found: &[Found],
+        store: &SnapshotStore,
+        options: &UploadOptions,
+    ) -> Result<Plan, StaffError> {
+        if options.memcheck.is_some_and(|m| m.tool == Tool::Asan) {
+            return Err(StaffError::Usage(
+                "--memcheck=asan needs the program built by the grader (--submission); a --program built elsewhere can be checked with --memcheck=valgrind".into(),
+            ));
+        }
+        Plan::for_console(found, store, options)
+    }
+
+    /// The console course's grader, for a console plan.
+    pub fn console_grader(&self) -> Option<&Arc<ConsoleGrader>> {
+        match self {
+            Plan::Console(grader) => Some(grader),
+            _ => None,
+        }
+    }
+
+    /// The memory check's note (`memcheck: AddressSanitizer; ...`), once
+    /// per run (a class's header).
+    pub fn memcheck_note(&self) -> Option<String> {
+        self.memcheck().map(|m| memcheck::describe(&m))
+    }
+
+    /// The memory check of this plan's runs (`--memcheck`), if any.
+    pub fn memcheck(&self) -> Option<Memcheck> {
+        match self {
+            Plan::Lab3 { memcheck, .. } => *memcheck,
+            Plan::Console(grader) => grader.memcheck(),
+            Plan::Engine { .. } | Plan::Reference { .. } => None,
+        }
+    }
+
+    /// Whether this plan's verdicts are comparisons with the snapshots
+    /// (Lab 3 uploads, engines), so that grading without them is the
+    /// staff's error. A console program's expected transcript is the
+    /// reference engine's, checked against a reviewed snapshot only where
+    /// there is one.
+    pub fn judges_on_snapshots(&self) -> bool {
+        matches!(self, Plan::Lab3 { .. } | Plan::Engine { .. })
+    }
+
+    /// What the class table calls the uploads (`Lab 3`, `JHU console`).
+    pub fn kind_name(&self) -> String {
+        match self {
+            Plan::Lab3 { .. } => "Lab 3".to_string(),
+            Plan::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
+            Plan::Engine { .. } => "engine".to_string(),
+            Plan::Reference { .. } => "reference engine".to_string(),
+        }
+    }
+
+    /// One upload built for this plan. A compile error or an upload of the
+    /// other kind is the student's (a [`Prepared`] that runs nothing); a
+    /// missing folder or a build that cannot start is the staff's.
+    pub fn build(&self, upload: &Path) -> Result<Prepared, StaffError> {
+        if !upload.is_dir() {
+            return Err(StaffError::MissingUpload(upload.to_path_buf()));
+        }
+        let name = format!("submission {}", upload.display());
+        let started = Instant::now();
+        let built = match self {
+            Plan::Lab3 {
+                cpp,
+                limits,
+                memcheck,
+            } => submission::build_cpp(upload, cpp).map(|build| {
+                let command = build.command.clone();
+                let limits = limits.clone();
+                let checker = build.checker(*memcheck);
+                let mut notes = build.notes.clone();
+                notes.push(compiled(started, cpp));
+                (
+                    Run::Subjects(Arc::new(move || {
+                        Box::new(
+                            ProcessSubject::new(command.clone(), limits.clone())
+                                .with_memcheck(checker.clone()),
+                        ) as Box<dyn Subject>
+                    })),
+                    notes,
+                    Keep::Lab3(build),
+                )
+            }),
+            Plan::Console(grader) => grader.build(upload).map(|built| {
+                (
+                    Run::Console {
+                        grader: grader.clone(),
+                        program: built.program.clone(),
+                    },
+                    // What it was built with besides (the graders' Mystery.h).
+                    built.notes.clone(),
+                    Keep::Console(built),
+                )
+            }),
+            Plan::Engine { .. } | Plan::Reference { .. } => {
+                return Ok(self.engine());
+            }
+        };
+        let mut notes = Vec::new();
+        let mut compiler_message = None;
+        let (run, keep) = match built {
+            Ok((run, build_notes, keep)) => {
+                notes = build_notes;
+                (run, keep)
+            }
+            // Reported once, in the notes; each scenario points there,
+            // not 151 copies of the compiler's output.
+            Err(BuildError::Compile(msg)) => {
+                notes.push(format!("compile error:\n{msg}"));
+                compiler_message = Some(msg.clone());
+                // Each scenario points to the message: a Lab 3 build (one
+                // g++ per file) names the student's first error line there
+                // too; a console build's output (make's commands, several
+                // files) is shown once only.
+                let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
+                let detail = match self {
+                    Plan::Lab3 { cpp, .. } => {
+                        notes.push(compiled(started, cpp));
+                        let first = msg
+                            .lines()
+                            .find(|l| l.contains("error"))
+                            .or_else(|| msg.lines().next())
+                            .unwrap_or("");
+                        format!("{first}\n{pointer}")
+                    }
+                    _ => pointer.to_string(),
+                };
+                (
+                    Run::Failed(FailureKind::CompileError(detail)),
+                    Keep::Nothing,
+                )
+            }
+            Err(e @ BuildError::NotRecognised(_)) => {
+                notes.push(e.to_string());
+                (
+                    Run::Failed(FailureKind::NotRecognised(e.to_string())),
+                    Keep::Nothing,
+                )
+            }
+            Err(BuildError::Io(m)) => return Err(StaffError::Build(m)),
+        };
+        notes.extend(self.memcheck_note());
+        Ok(Prepared {
+            name,
+            notes,
+            run,
+            memcheck: self.memcheck(),
+            compiler_message,
+            _keep: keep,
+        })
+    }
+
+    /// The plan's program when nothing is built: the engine, the reference
+    /// engine, or (console plans) the program at `program`.
+    pub fn engine(&self) -> Prepared {
+        match self {
+            Plan::Engine { command, limits } => {
+                let (command, limits) = (command.clone(), limits.clone());
+                Prepared {
+                    name: format!("engine {}", command.program.display()),
+                    notes: Vec::new(),
+                    memcheck: None,
+                    compiler_message: None,
+                    run: Run::Subjects(Arc::new(move || {
+                        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+                            as Box<dyn Subject>
+                    })),
+                    _keep: Keep::Nothing,
+                }
+            }
+            Plan::Reference { timeout } => Prepared::reference(*timeout),
+            Plan::Lab3 { .. } | Plan::Console(_) => Prepared {
+                name: "nothing".into(),
+                notes: Vec::new(),
+                memcheck: None,
+                compiler_message: None,
+                run: Run::Failed(FailureKind::NotRecognised("no upload was built".into())),
+                _keep: Keep::Nothing,
+            },
+        }
+    }
+
+    /// A console program graded as is (`--program PATH`): it must exist
+    /// and be executable.
+    pub fn program(&self, path: &Path) -> Result<Prepared, StaffError> {
+        let Plan::Console(grader) = self else {
+            return Err(StaffError::Usage(
+                "--program grades a console program: the scenarios must be a console course's (@rules jhu or cuhk)".into(),
+            ));
+        };
+        let program = resolve(path)
+            .and_then(|p| p.canonicalize().ok())
+            .ok_or_else(|| StaffError::NotExecutable {
+                what: "program",
+                path: path.to_path_buf(),
+            })?;
+        Ok(Prepared {
+            name: format!("program {}", path.display()),
+            notes: self.memcheck_note().into_iter().collect(),
+            memcheck: self.memcheck(),
+            compiler_message: None,
+            run: Run::Console {
+                grader: grader.clone(),
+                program: grader.program(program),
+            },
+            _keep: Keep::Nothing,
+        })
+    }
+}
+
+fn compiled(started: Instant, cpp: &CppOptions) -> String {
+    format!(
+        "compile: {:.2}s ({} {})",
+        started.elapsed().as_secs_f64(),
+        cpp.compiler,
+        cpp.all_flags().join(" ")
+    )
+}
+
+/// How each scenario of a prepared subject runs.
+#[derive(Clone)]
+enum Run {
+    /// A subject per worker, each scenario judged on its trace.
+    Subjects(Arc<dyn Fn() -> Box<dyn Subject> + Send + Sync>),
+    /// The reference engine under a timeout.
+    Reference(Duration),
+    /// A console program, each scenario graded on its transcript.
+    Console {
+        grader: Arc<ConsoleGrader>,
+        program: ConsoleProgram,
+    },
+    /// Nothing to run: every scenario fails with this (a build that
+    /// failed on the student's side).
+    Failed(FailureKind),
+}
+
+/// What keeps a build's folder (and so its program) alive for the run.
+enum Keep {
+    Nothing,
+    Lab3(#[allow(dead_code)] submission::Build),
+    Console(#[allow(dead_code)] console::BuiltUpload),
+}
+
+/// A subject ready to run scenarios: its name in reports, notes from its
+/// build, and how each scenario runs.
+pub struct Prepared {
+    pub name: String,
+    pub notes: Vec<String>,
+    run: Run,
+    /// The memory check of its runs (`--memcheck`), for the leak item.
+    memcheck: Option<Memcheck>,
+    /// The compiler's whole message, when the upload did not compile.
+    compiler_message: Option<String>,
+    _keep: Keep,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("name", &self.name)
+            .field("notes", &self.notes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// The built-in reference engine, `timeout` per scenario.
+    pub fn reference(timeout: Duration) -> Prepared {
+        Prepared {
+            name: "reference engine".into(),
+            notes: Vec::new(),
+            memcheck: None,
+            compiler_message: None,
+            run: Run::Reference(timeout),
+            _keep: Keep::Nothing,
+        }
+    }
+
+    /// A subject given directly (the library's callers and tests).
+    pub fn subjects(
+        name: impl Into<String>,
+        make: impl Fn() -> Box<dyn Subject> + Send + Sync + 'static,
+    ) -> Prepared {
+        Prepared {
+            name: name.into(),
+            notes: Vec::new(),
+            memcheck: None,
+            compiler_message: None,
+            run: Run::Subjects(Arc::new(make)),
+            _keep: Keep::Nothing,
+        }
+    }
+
+    /// The memory check's leak item (`--leak-points`), graded on `results`
+    /// (this subject's, as [`Prepared::run`] gave them): earned when no
+    /// checked scenario leaked; failed with the build's reason when
+    /// nothing could run. `None` without a leak item, or when no result
+    /// was checked.
+    pub fn leak_item(&self, results: &[ScenarioResult]) -> Option<ScenarioResult> {
+        let LeakPolicy::Item(points) = self.memcheck?.policy.leaks else {
+            return None;
+        };
+        match &self.run {
+            Run::Failed(kind) => Some(memcheck::leak_item_not_run(kind.clone(), points)),
+            _ => memcheck::leak_item(results, points),
+        }
+    }
+
+    /// The compiler's whole message, when the upload did not compile
+    /// (what `explain` and `shrink` show).
+    pub fn compiler_message(&self) -> Option<&str> {
+        self.compiler_message.as_deref()
+    }
+
+    /// Why nothing runs, when the build failed on the student's side.
+    pub fn not_run(&self) -> Option<&FailureKind> {
+        match &self.run {
+            Run::Failed(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// A subject for one scenario at a time (`explain`, `shrink`); `None`
+    /// when the subject is a console program or nothing was built.
+    pub fn subject(&self) -> Option<Box<dyn Subject>> {
+        match &self.run {
+            Run::Subjects(make) => Some(make()),
+            Run::Reference(timeout) => Some(Box::new(EngineSubject::with_timeout(*timeout))),
+            Run::Console { .. } | Run::Failed(_) => None,
+        }
+    }
+
+    /// Runs `found` in discovery order on `jobs` workers, judging against
+    /// `store`; `on_result` sees each result as it completes, in order.
+    /// With `fail_fast`, no scenario starts after the first failure.
+    pub fn run(
+        &self,
+        found: &[Found],
+        jobs: usize,
+        store: &SnapshotStore,
+        mode: SnapshotMode,
+        fail_fast: bool,
+        mut on_result: impl FnMut(&ScenarioResult),
+    ) -> Vec<ScenarioResult> {
+        match &self.run {
+            Run::Failed(kind) => {
+                let mut results = Vec::new();
+                for f in found {
+                    let r = runner::not_run(f, kind.clone());
+                    on_result(&r);
+                    let stop = fail_fast && r.is_failure();
+                    results.push(r);
+                    if stop {
+                        break;
+                    }
+                }
+                results
+            }
+            Run::Subjects(make) => {
+                runner::run_all_until(found, jobs, &**make, store, mode, fail_fast, on_result)
+            }
+            Run::Reference(timeout) => {
+                let timeout = *timeout;
+                let make =
+                    move || Box::new(EngineSubject::with_timeout(timeout)) as Box<dyn Subject>;
+                let secs = timeout.as_secs_f64();
+                runner::run_all_until(found, jobs, &make, store, mode, fail_fast, |r| {
+                    on_result(&runner::as_reference_result(r.clone(), secs))
+                })
+                .into_iter()
+                .map(|r| runner::as_reference_result(r, secs))
+                .collect()
+            }
+            Run::Console { grader, program } => runner::run_pool(
+                found,
+                jobs,
+                &|| (),
+                |_, f| grader.grade(f, program),
+                fail_fast,
+                on_result,
+            ),
+        }
+    }
+}
+
+/// The executable a program name runs: a path as is, a bare name on PATH.
+pub fn resolve(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 {
+        return runnable(program).then(|| std::path::absolute(program).ok())?;
+    }
+    which::which(program).ok()
+}
+
+/// The engine's argv: `--engine "prog a b"` (split at whitespace, no
+/// shell) or `--engine -- prog a b`. The program must exist: a missing
+/// engine is a staff-side error, not every scenario failing.
+pub fn engine_command(
+    one: &str,
+    after: Vec<std::ffi::OsString>,
+) -> Result<EngineCommand, StaffError> {
+    let mut argv: Vec<std::ffi::OsString> = one
+        .split_whitespace()
+        .map(std::ffi::OsString::from)
+        .collect();
+    argv.extend(after);
+    if argv.is_empty() {
+        return Err(StaffError::Usage(
+            "--engine needs a command: --engine CMD or --engine -- CMD ARGS...".into(),
+        ));
+    }
+    let named = PathBuf::from(argv.remove(0));
+    let Some(found) = resolve(&named) else {
+        return Err(StaffError::NotExecutable {
+            what: "engine",
+            path: named,
+        });
+    };
+    // A bare name stays as named (found on PATH again, and shown so).
+    let program = match named.components().count() {
+        1 => named,
+        _ => found,
+    };
+    // The engine runs in an empty temporary folder: a relative program, or
+    // an argument naming an existing file here (`python3 engine.py`), is
+    // made absolute so that it means what it meant on the command line.
+    let args = argv
+        .into_iter()
+        .map(|arg| {
+            let path = Path::new(&arg);
+            match path.is_relative() && path.exists() {
+                true => std::path::absolute(path).map_or(arg, PathBuf::into_os_string),
+                false => arg,
+            }
+        })
+        .collect();
+    Ok(EngineCommand { program, args })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(dir: &Path, name: &str, text: &str) -> Found {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        Found {
+            path,
+            rel: PathBuf::from(name),
+        }
+    }
+
+    const LAB3: &str = "1\n3 3\nw k 1 1\n~\nisValidScan\n";
+
+    #[test]
+    fn the_scenarios_decide_the_kind_and_a_mix_of_courses_is_the_staffs_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let lab3 = found(dir.path(), "a.txt", LAB3);
+        let bundled = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/jhu/check/check_picture_and_its_three_answers.txt"
+        );
+        let jhu = found(
+            dir.path(),
+            "b.txt",
+            &std::fs::read_to_string(bundled).unwrap(),
+        );
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&lab3), false).unwrap(),
+            UploadKind::Lab3
+        );
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&jhu), false).unwrap(),
+            UploadKind::Console
+        );
+        // A console flag makes a console run whatever the scenarios.
+        assert_eq!(
+            upload_kind(std::slice::from_ref(&lab3), true).unwrap(),
+            UploadKind::Console
+        );
+        let mixed = upload_kind(&[lab3, jhu], false).unwrap_err();
+        assert!(matches!(mixed, StaffError::MixedCourses(_)), "{mixed}");
+        let text = mixed.to_string();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        assert_eq!(
+            text,
+            format!(
+                "the selected scenarios mix courses: 1 are a console course's (e.g. {}), 1 are not (e.g. {}: not gradable by console); grade one course's folder at a time (e.g. scenarios/lab3, scenarios/jhu or scenarios/cuhk)",
+                b.display(),
+                a.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_lab3_plan_refuses_other_rules_and_pieces_the_interface_has_no_letter_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let options = UploadOptions {
+            cpp: CppOptions::new("g++", Duration::from_secs(1)),
+            console: ConsoleOptions::new(Default::default(), Limits::default()),
+            force_console: false,
+            limits: Limits::default(),
+            memcheck: None,
+        };
+        let fine = found(dir.path(), "fine.txt", LAB3);
+        assert!(matches!(
+            Plan::for_uploads(std::slice::from_ref(&fine), &store, &options),
+            Ok(Plan::Lab3 { .. })
+        ));
+        let knight = found(
+            dir.path(),
+            "n.txt",
+            "1\n3 3\nw k 0 0\nb n 2 2\n~\nisValidScan\n",
+        );
+        let standard = found(
+            dir.path(),
+            "s.txt",
+            "@rules standard\n1\n3 3\nw k 0 0\n~\nisValidScan\n",
+        );
+        let err = Plan::for_uploads(&[fine, knight, standard], &store, &options).unwrap_err();
+        let lines = err.messages();
+        let n = dir.path().join("n.txt");
+        let s = dir.path().join("s.txt");
+        assert_eq!(
+            lines,
+            [
+                format!("{}: not gradable on a Lab 3 upload: line 4: a knight, but the course's interface has letters for the king, rook, bishop and pawn only", n.display()),
+                format!("{}: not gradable on a Lab 3 upload: `@rules standard` is another course's (a Lab 3 upload plays lab3 only)", s.display()),
+                "2 scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_upload_folder_is_the_staffs_error_before_any_build() {
+        let plan = Plan::Lab3 {
+            // A compiler that does not exist: never started.
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+            memcheck: None,
+        };
+        let err = plan.build(Path::new("/nonexistent/upload")).unwrap_err();
+        assert!(matches!(err, StaffError::MissingUpload(_)), "{err}");
+        assert!(
+            err.to_string()
+                .contains("/nonexistent/upload does not exist")
+        );
+    }
+
+    #[test]
+    fn an_upload_of_the_other_kind_fails_every_scenario_without_running_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let scenarios = tempfile::tempdir().unwrap();
+        // A console upload (a .cpp with main, no ChessBoard.hh) on a Lab 3 plan.
+        std::fs::write(dir.path().join("main.cpp"), "int main() {}\n").unwrap();
+        let plan = Plan::Lab3 {
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+            memcheck: None,
+        };
+        let prepared = plan.build(dir.path()).unwrap();
+        let kind = prepared.not_run().expect("nothing to run").clone();
+        assert!(matches!(kind, FailureKind::NotRecognised(_)), "{kind:?}");
+        assert!(prepared.subject().is_none());
+        let f = found(scenarios.path(), "a.txt", LAB3);
+        let store = SnapshotStore::new(scenarios.path());
+        let mut seen = 0;
+        let results = prepared.run(&[f], 1, &store, SnapshotMode::Check, false, |_| seen += 1);
+        assert_eq!((results.len(), seen), (1, 1));
+        assert!(results[0].is_failure());
+        assert!(prepared.notes[0].starts_with("not a recognised submission: no ChessBoard.hh"));
+    }
+
+    #[test]
+    fn program_needs_a_console_plan_and_an_executable() {
+        let plan = Plan::Lab3 {
+            cpp: CppOptions::new("g++", Duration::from_secs(1)),
+            limits: Limits::default(),
+            memcheck: None,
+        };
+        assert!(matches!(
+            plan.program(Path::new("/bin/true")),
+            Err(StaffError::Usage(_))
+        ));
+        let missing = engine_command("/nonexistent/engine --fast", Vec::new()).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "the engine `/nonexistent/engine` does not exist or is not executable"
+        );
+        let empty = engine_command("", Vec::new()).unwrap_err();
+        assert!(empty.to_string().starts_with("--engine needs a command"));
+    }
+}

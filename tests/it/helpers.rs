@@ -1,0 +1,351 @@
+//! What the test modules share: running the built `chessgrade`, the
+//! project's paths and `../shared/`, the fixtures (the C++ ones built once
+//! per run), and readers of the JSON reports.
+//!
+//! Builds made here go under the test target's temporary folder
+//! (`target/tmp/`), each replaced whole (a new file renamed over the old)
+//! once per run, so another test process still running an old one is not
+//! disturbed:
+//!
+//! - `target/tmp/lab3-engines/<fixture>`: a Lab 3 fixture compiled with the
+//!   adapter ([`lab3_engine`]);
+//! - `target/tmp/console-fixtures/<fixture>/chess`: a console fixture built
+//!   the way its course builds it ([`console_program`]);
+//! - `target/tmp/xdg-cache/chessgrade/`: the grader's adapter cache
+//!   (`XDG_CACHE_HOME` of every `chessgrade` the tests start), so the
+//!   adapter's own object is compiled once, not once per grading run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The project's folder.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The built `chessgrade`.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_chessgrade")
+}
+
+/// `../shared/<rel>` (the product side's read-only corpora, which live
+/// beside the project, not in it) if it exists. Where it is absent the
+/// caller's test says so and passes, except under CI (`CI` set), where its
+/// absence is a failure: CI always has `shared/` beside the clone.
+pub fn shared(rel: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared").join(rel);
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing",
+        dir.display()
+    );
+    eprintln!("skipping: {} is missing", dir.display());
+    None
+}
+
+// ---------------------------------------------------------------------
+// Running the binary.
+// ---------------------------------------------------------------------
+
+/// `chessgrade` to be run in `dir`, with the run's adapter cache; the
+/// caller adds the arguments (and any environment).
+pub fn command(dir: &Path) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.current_dir(dir).env("XDG_CACHE_HOME", cache_home());
+    cmd
+}
+
+/// Runs `cmd` to the end.
+pub fn output(cmd: &mut Command) -> Output {
+    cmd.output().expect("the binary runs")
+}
+
+/// `chessgrade ARGS` in the project's folder.
+pub fn chessgrade(args: &[&str]) -> Output {
+    output(command(root()).args(args))
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A project folder with `scenarios/` holding the given files.
+pub fn project(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    for (name, body) in files {
+        let path = dir.path().join("scenarios").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+    dir
+}
+
+// ---------------------------------------------------------------------
+// Fixtures.
+// ---------------------------------------------------------------------
+
+/// `tests/fixtures/submissions/<name>`: a Lab 3 (or hostile) upload.
+pub fn submission(name: &str) -> PathBuf {
+    root().join("tests/fixtures/submissions").join(name)
+}
+
+/// `tests/fixtures/console/<name>`: a real JHU or CUHK console program.
+pub fn console_fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures/console").join(name)
+}
+
+/// `tests/fixtures/console-scripts/`: the stand-in console programs.
+pub fn console_scripts() -> PathBuf {
+    root().join("tests/fixtures/console-scripts")
+}
+
+/// Copies the files of `from` (not its folders) into `to`, created if
+/// need be, each left writable (the fixtures may be checked out read-only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let dest = to.join(path.file_name().unwrap());
+            std::fs::copy(&path, &dest).unwrap();
+            let mut perms = std::fs::metadata(&dest).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&dest, perms).unwrap();
+        }
+    }
+}
+
+/// The JHU starter files a student must not change (the console fixture
+/// README's seven), as the `--overlay` folder staff pass, with `mystery`
+/// as `Mystery.h` when given.
+pub fn jhu_overlay(mystery: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let starter = root().join("../shared/jhu-course/starter");
+    for f in [
+        "Makefile",
+        "Piece.h",
+        "CreatePiece.h",
+        "CreatePiece.cpp",
+        "Terminal.h",
+        "Exceptions.h",
+        "Mystery.h",
+    ] {
+        std::fs::copy(starter.join(f), dir.path().join(f)).unwrap();
+    }
+    if let Some(text) = mystery {
+        std::fs::write(dir.path().join("Mystery.h"), text).unwrap();
+    }
+    dir
+}
+
+/// Writes into the folder `to` (created) an upload of a stand-in program of
+/// `tests/fixtures/console-scripts/`: `script` as `chess.py` and the
+/// Makefile that installs it as the course's `chess`, with `mutant`
+/// (empty: the correct program).
+pub fn script_upload(script: &str, mutant: &str, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::copy(console_scripts().join(script), to.join("chess.py")).unwrap();
+    let makefile = std::fs::read_to_string(console_scripts().join("Makefile.in")).unwrap();
+    let makefile = makefile.replace("MUTANT ?=", &format!("MUTANT ?= {mutant}"));
+    std::fs::write(to.join("Makefile"), makefile).unwrap();
+}
+
+/// `target/tmp/<rel>`.
+fn target_tmp(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(rel)
+}
+
+/// Puts a copy of the file `from` at `to`: copied next to it, then renamed
+/// over it, so a process running the old `to` keeps running it.
+fn install(from: &Path, to: &Path) {
+    let dir = to.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        to.file_name().unwrap().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::copy(from, &tmp).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    std::fs::rename(&tmp, to).unwrap();
+}
+
+/// Builds per key: the first test to ask for a key builds it, later ones
+/// (and concurrent ones, which wait for it) get its path; different keys
+/// build concurrently. A build that panics is tried again by the next asker.
+type Builds = OnceLock<Mutex<HashMap<String, Arc<OnceLock<PathBuf>>>>>;
+
+/// What `build` makes for `key`, built once per run.
+fn once_per_run(builds: &'static Builds, key: &str, build: impl FnOnce() -> PathBuf) -> PathBuf {
+    let cell = builds
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key.to_string())
+        .or_default()
+        .clone();
+    cell.get_or_init(build).clone()
+}
+
+/// `XDG_CACHE_HOME` for the run's `chessgrade`s, so the grader's adapter
+/// cache is `target/tmp/xdg-cache/chessgrade/`, the one [`lab3_engine`]
+/// builds with: the adapter's object is compiled by the first Lab 3 build
+/// made under this target folder and reused by every later build with the
+/// same compiler and flags. (Builds that start together before it is there
+/// each compile it; the grader writes cache entries atomically.)
+fn cache_home() -> PathBuf {
+    target_tmp("xdg-cache")
+}
+
+/// Compiles a Lab 3 upload with the adapter, by the library's own build
+/// (what `grade --submission` runs), the adapter's object cached in
+/// `adapter_cache`.
+fn build_lab3(dir: &Path, adapter_cache: &Path) -> chessgrade::submission::Build {
+    let mut options =
+        chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
+    options.cache_dir = Some(adapter_cache.to_path_buf());
+    chessgrade::submission::build_cpp(dir, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// The Lab 3 fixture `tests/fixtures/submissions/<name>` compiled with the
+/// adapter once per run, for every test that grades it with `--engine`
+/// (`target/tmp/lab3-engines/<name>`). Tests of the build itself (a compile
+/// error, the left-out main, class mode, the README's commands) still go
+/// through `--submission`.
+pub fn lab3_engine(name: &str) -> String {
+    static BUILT: Builds = OnceLock::new();
+    once_per_run(&BUILT, name, || {
+        let build = build_lab3(&submission(name), &cache_home().join("chessgrade"));
+        let path = target_tmp("lab3-engines").join(name);
+        install(&build.command.program, &path);
+        path
+    })
+    .display()
+    .to_string()
+}
+
+/// A console mutant made at test time from a fixture by one textual change.
+struct Patched {
+    name: &'static str,
+    base: &'static str,
+    file: &'static str,
+    from: &'static str,
+    to: &'static str,
+}
+
+const PATCHED: &[Patched] = &[Patched {
+    // The machine plays any of its pieces to any cell that is empty or an
+    // enemy's, without the piece's own moving rule (nor the turn check of
+    // `Board::move`): its moves are random and mostly illegal.
+    name: "cuhk-machine-illegal",
+    base: "cuhk-correct",
+    file: "machine.cpp",
+    from: "if (board->move(y1, x1, y2, x2)) {",
+    to: "Piece* t = board->get(y2, x2);\n            if (t != OUT_BOUND && !(y1 == y2 && x1 == x2) && (t == EMPTY || t->getColor() != p->getColor())) {\n                p->move(y2, x2);",
+}];
+
+/// The console fixture `tests/fixtures/console/<fixture>` (or a mutant
+/// patched from one, see [`PATCHED`]) built the way its course builds it
+/// (JHU: the starter overlay and `make`; CUHK: g++ over every .cpp), once
+/// per run; the path of its `chess`
+/// (`target/tmp/console-fixtures/<fixture>/chess`), for `--program`.
+pub fn console_program(fixture: &str) -> PathBuf {
+    static BUILT: Builds = OnceLock::new();
+    once_per_run(&BUILT, fixture, || {
+        let base = target_tmp("console-fixtures");
+        std::fs::create_dir_all(&base).unwrap();
+        let work = tempfile::Builder::new()
+            .prefix(&format!(".{fixture}-build-"))
+            .tempdir_in(&base)
+            .unwrap();
+        let dir = work.path();
+        match PATCHED.iter().find(|p| p.name == fixture) {
+            Some(p) => {
+                copy_dir(&console_fixture(p.base), dir);
+                let file = dir.join(p.file);
+                let text = std::fs::read_to_string(&file).unwrap();
+                assert!(
+                    text.contains(p.from),
+                    "{}: the patch no longer applies",
+                    p.name
+                );
+                std::fs::write(&file, text.replace(p.from, p.to)).unwrap();
+            }
+            None => copy_dir(&console_fixture(fixture), dir),
+        }
+        let out = if fixture.starts_with("jhu") {
+            copy_dir(jhu_overlay(None).path(), dir);
+            Command::new("make").current_dir(dir).output().unwrap()
+        } else {
+            Command::new("sh")
+                .args(["-c", "g++ -std=c++11 -O2 -o chess *.cpp"])
+                .current_dir(dir)
+                .output()
+                .unwrap()
+        };
+        assert!(
+            out.status.success(),
+            "{fixture} does not build: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let chess = base.join(fixture).join("chess");
+        install(&dir.join("chess"), &chess);
+        chess
+    })
+}
+
+// ---------------------------------------------------------------------
+// Reports.
+// ---------------------------------------------------------------------
+
+/// The `scenarios` array of a JSON report.
+pub fn scenarios(report: &serde_json::Value) -> &Vec<serde_json::Value> {
+    report["scenarios"].as_array().expect("scenarios array")
+}
+
+/// (scenario name, status, class) of each scenario of a JSON report.
+pub fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Option<String>)> {
+    scenarios(report)
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["status"].as_str().unwrap().to_string(),
+                s["class"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// Every bundled JHU scenario but the two Mystery ones (they need the
+/// graders' Mystery.h).
+pub const JHU_ALL: &[&str] = &[
+    "scenarios/jhu/check",
+    "scenarios/jhu/console",
+    "scenarios/jhu/mates",
+    "scenarios/jhu/promotion",
+    "scenarios/jhu/refusals",
+    "scenarios/jhu/save",
+    "scenarios/jhu/score",
+    "scenarios/jhu/special-moves",
+];
+
+/// The bundled CUHK scenarios a console program can play in mode 1 (they
+/// start from the start position, the only one the CUHK program can play).
+pub const CUHK_ALL: &[&str] = &[
+    "scenarios/cuhk/console",
+    "scenarios/cuhk/game-over",
+    "scenarios/cuhk/notation",
+    "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
+];

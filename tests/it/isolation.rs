@@ -1,0 +1,586 @@
+//! Confinement, tried as a hostile student would: an upload that is
+//! correct except for one extra file whose static initialiser runs before
+//! `main` and attacks the grader (`tests/fixtures/hostile/chessgrade_attack.cc`,
+//! one attack per upload: read the hidden answers, write outside its
+//! folder, reach the network, kill the grader, poison the adapter cache,
+//! read and rewrite classmates' files). Each is graded in a class beside
+//! a correct upload, as a Lab 3 upload and as a console program (the CUHK
+//! fixture), and alone with `--submission`. What must hold: the grader
+//! survives, the class report is complete, each hostile upload earns
+//! exactly what its correct part earns (an attack that gets anywhere makes
+//! it abort), no file outside its scratch folder changed, no connection or
+//! datagram arrived, the cache still checks out.
+//!
+//! The class folder, the canary and the cache are made world-writable
+//! first, so that it is the confinement (Landlock) that stops each attack,
+//! not only the uid a root grader drops to. Where the kernel lacks a
+//! mechanism the tests say so and stop (docs/grading.md, "Guarantees").
+
+use crate::helpers::{bin, copy_dir, root};
+use sha2::Digest;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Whether this kernel confines submissions fully; prints why not.
+fn confinement_available() -> bool {
+    let iso = chessgrade::sandbox::isolation();
+    if !iso.complete() {
+        eprintln!(
+            "skipping: this kernel cannot confine submissions fully ({iso}): {}",
+            iso.missing().join("; ")
+        );
+        return false;
+    }
+    true
+}
+
+/// The attacks, as the macro that turns each on.
+const ATTACKS: &[&str] = &[
+    "READ_ANSWERS",
+    "WRITE_OUTSIDE",
+    "NETWORK",
+    "KILL_GRADER",
+    "POISON_CACHE",
+    "CLASSMATES",
+];
+
+/// What the attacks aim at, and what the test watches.
+struct Arena {
+    dir: tempfile::TempDir,
+    tcp: TcpListener,
+    udp: UdpSocket,
+}
+
+impl Arena {
+    fn new() -> Arena {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["class", "outside", "cache/chessgrade"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("outside/canary.txt"), "canary\n").unwrap();
+        let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+        tcp.set_nonblocking(true).unwrap();
+        let port = tcp.local_addr().unwrap().port();
+        let udp = UdpSocket::bind(("127.0.0.1", port)).unwrap();
+        udp.set_nonblocking(true).unwrap();
+        Arena { dir, tcp, udp }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn class(&self) -> PathBuf {
+        self.path("class")
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.path("cache/chessgrade")
+    }
+
+    /// The `#define`s in front of the attack for `attack`.
+    fn defines(&self, attack: &str) -> String {
+        let quoted = |p: &Path| format!("{:?}", p.to_str().unwrap());
+        let snapshot =
+            root().join("snapshots/scenario@lab3__pawns__double_step_from_start_rows.txt.snap");
+        assert!(snapshot.is_file());
+        let target = match attack {
+            "READ_ANSWERS" => Some(quoted(&snapshot)),
+            "WRITE_OUTSIDE" => Some(quoted(&self.path("outside/canary.txt"))),
+            "POISON_CACHE" => Some(quoted(&self.cache())),
+            "CLASSMATES" => Some(quoted(&self.class())),
+            _ => None,
+        };
+        let mut text = format!("#define ATTACK_{attack} 1\n");
+        if let Some(t) = target {
+            text += &format!("#define CG_TARGET {t}\n");
+        }
+        text += &format!(
+            "#define CG_PORT {}\n",
+            self.tcp.local_addr().unwrap().port()
+        );
+        text += &format!("#define CG_TOKEN {:?}\n", self.token());
+        text
+    }
+
+    /// What names this arena's leftovers in the shared temporary folders.
+    fn token(&self) -> String {
+        self.dir
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The files an attack would leave in the shared temporary folders.
+    fn leftovers(&self) -> Vec<PathBuf> {
+        ["/tmp", "/var/tmp"]
+            .iter()
+            .map(|d| Path::new(d).join(format!("chessgrade-pwned-{}", self.token())))
+            .filter(|p| p.exists())
+            .collect()
+    }
+
+    /// A class: `correct` (a copy of the fixture) and one hostile copy of
+    /// it per attack of `attacks`, named after the attack.
+    fn fill_class(&self, fixture: &str, attacks: &[&str]) -> Vec<String> {
+        let attack_source =
+            std::fs::read_to_string(root().join("tests/fixtures/hostile/chessgrade_attack.cc"))
+                .unwrap();
+        let mut names = vec!["correct".to_string()];
+        copy_dir(
+            &root().join("tests/fixtures").join(fixture),
+            &self.class().join("correct"),
+        );
+        for attack in attacks {
+            let name = attack.to_lowercase().replace('_', "-");
+            let to = self.class().join(&name);
+            copy_dir(&root().join("tests/fixtures").join(fixture), &to);
+            std::fs::write(
+                to.join("chessgrade_attack.cc"),
+                self.defines(attack) + &attack_source,
+            )
+            .unwrap();
+            names.push(name);
+        }
+        names
+    }
+
+    /// Opens everything up to the world, so that only the confinement can
+    /// stop an attack.
+    fn open_up(&self) {
+        for entry in walkdir::WalkDir::new(self.dir.path()) {
+            let entry = entry.unwrap();
+            let mode = if entry.file_type().is_dir() {
+                0o777
+            } else {
+                0o666
+            };
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
+
+    /// Every file of the arena with its content hash.
+    fn files(&self) -> BTreeMap<PathBuf, String> {
+        walkdir::WalkDir::new(self.dir.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let bytes = std::fs::read(e.path()).unwrap();
+                (e.path().to_path_buf(), hex(&sha2::Sha256::digest(&bytes)))
+            })
+            .collect()
+    }
+
+    /// Asserts that nothing reached the test's listeners.
+    fn assert_no_connection(&self) {
+        assert!(
+            self.tcp.accept().is_err(),
+            "a submission connected over TCP"
+        );
+        let mut buf = [0u8; 64];
+        assert!(
+            self.udp.recv_from(&mut buf).is_err(),
+            "a submission sent a UDP datagram"
+        );
+    }
+
+    /// Runs chessgrade with the arena's cache.
+    fn chessgrade(&self, args: &[&str]) -> Output {
+        self.chessgrade_as(None, args)
+    }
+
+    /// Runs chessgrade with the arena's cache, as `uid` (through
+    /// `setpriv`) when given.
+    fn chessgrade_as(&self, uid: Option<u32>, args: &[&str]) -> Output {
+        let mut command = match uid {
+            None => Command::new(bin()),
+            Some(uid) => {
+                let mut c = Command::new("setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={uid}"))
+                    .arg("--clear-groups")
+                    .arg(bin())
+                    .env("HOME", self.dir.path());
+                c
+            }
+        };
+        command
+            .args(args)
+            .args(["--color", "never"])
+            .env("XDG_CACHE_HOME", self.path("cache"))
+            .current_dir(root())
+            .output()
+            .expect("the binary runs")
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Each cached object still hashes to what the cache recorded.
+fn assert_cache_intact(cache: &Path) {
+    let mut objects = 0;
+    for e in std::fs::read_dir(cache).unwrap().filter_map(Result::ok) {
+        let path = e.path();
+        if path.extension().is_some_and(|x| x == "o") {
+            objects += 1;
+            let mut bytes = Vec::new();
+            std::fs::File::open(&path)
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            let recorded = std::fs::read_to_string(format!("{}.sha256", path.display())).unwrap();
+            assert_eq!(hex(&sha2::Sha256::digest(&bytes)), recorded.trim());
+        }
+    }
+    assert!(objects > 0, "the cache holds the adapter");
+}
+
+/// Grades a class of `fixture` and its hostile copies on `scenarios`:
+/// every member earns `full` points and nothing outside changed.
+fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
+    hostile_class_as(None, ATTACKS, fixture, scenarios, full);
+}
+
+/// [`hostile_class`] with the grader run as `uid` (`None`: as the test)
+/// and only `attacks`.
+fn hostile_class_as(
+    uid: Option<u32>,
+    attacks: &[&str],
+    fixture: &str,
+    scenarios: &[&str],
+    full: &str,
+) {
+    if !confinement_available() {
+        return;
+    }
+    let arena = Arena::new();
+    let names = arena.fill_class(fixture, attacks);
+    // The cache holds the adapter before the class runs (so there is
+    // something to poison), then everything is opened up.
+    let warm = arena.chessgrade(&[
+        "grade",
+        "--submission",
+        "tests/fixtures/submissions/lab3-correct",
+        "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+    ]);
+    assert_eq!(warm.status.code(), Some(0), "{warm:?}");
+    arena.open_up();
+    let before = arena.files();
+    let out = arena.path("out");
+    let class = arena.class();
+    let mut args = vec!["grade", "--class", class.to_str().unwrap()];
+    args.extend(scenarios);
+    args.extend([
+        "--format",
+        "json",
+        "--output",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    let run = arena.chessgrade_as(uid, &args);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("isolation: landlock abi"), "{stdout}");
+    if uid.is_some() {
+        assert!(
+            stdout.contains(", no network, the grader's uid"),
+            "{stdout}"
+        );
+    }
+    // The class report is complete: every member, every scenario passed.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let members = report["submissions"].as_array().unwrap();
+    let graded: Vec<&str> = members
+        .iter()
+        .map(|m| m["subject"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(graded, expected);
+    for name in &names {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("{name} in the table:\n{stdout}"));
+        assert_eq!(
+            row.split_whitespace().nth(1),
+            Some(full),
+            "{name} earns what its correct part earns:\n{stdout}{stderr}"
+        );
+    }
+    // Nothing outside the submissions' scratch folders changed.
+    let mut after = arena.files();
+    after.remove(&out);
+    assert_eq!(before, after, "files outside the sandboxes changed");
+    arena.assert_no_connection();
+    assert_eq!(arena.leftovers(), Vec::<PathBuf>::new());
+    assert_cache_intact(&arena.cache());
+}
+
+#[test]
+fn hostile_lab3_uploads_in_a_class_earn_what_their_correct_part_earns() {
+    hostile_class("submissions/lab3-correct", &["scenarios/lab3/pawns"], "9/9");
+}
+
+#[test]
+fn hostile_console_programs_in_a_class_earn_what_their_correct_part_earns() {
+    hostile_class(
+        "console/cuhk-correct",
+        &[
+            "scenarios/cuhk/console",
+            "scenarios/cuhk/game-over",
+            "scenarios/cuhk/notation",
+            "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
+        ],
+        "4/4",
+    );
+}
+
+/// The same class graded by an unprivileged grader (uid 1000, when the
+/// tests run as root): the network namespace is made inside a user
+/// namespace and submissions keep the grader's uid; Landlock alone keeps
+/// them from each other and from the grader.
+#[test]
+fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_part_earns() {
+    const UID: u32 = 1000;
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipping: the tests do not run as root, so they are the unprivileged grader");
+        return;
+    }
+    let probe = Command::new("setpriv")
+        .args([
+            &format!("--reuid={UID}"),
+            &format!("--regid={UID}"),
+            "--clear-groups",
+        ])
+        .arg(bin())
+        .arg("--version")
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "skipping: uid {UID} cannot run the built chessgrade here (setpriv, or a private checkout)"
+        );
+        return;
+    }
+    // The attacks on what the uid no longer guards (the grader, its files,
+    // the classmates' files): Landlock alone must stop them.
+    hostile_class_as(
+        Some(UID),
+        &["KILL_GRADER", "READ_ANSWERS", "CLASSMATES", "WRITE_OUTSIDE"],
+        "submissions/lab3-correct",
+        &["scenarios/lab3/pawns"],
+        "9/9",
+    );
+}
+
+/// Hostile uploads graded alone with `--submission`, Lab 3 and console:
+/// the grader survives and reports full marks.
+#[test]
+fn hostile_uploads_graded_alone_earn_what_their_correct_part_earns() {
+    if !confinement_available() {
+        return;
+    }
+    let arena = Arena::new();
+    arena.fill_class("submissions/lab3-correct", &["KILL_GRADER", "READ_ANSWERS"]);
+    arena.open_up();
+    let before = arena.files();
+    for attack in ["kill-grader", "read-answers"] {
+        let upload = arena.class().join(attack);
+        let run = arena.chessgrade(&[
+            "grade",
+            "--submission",
+            upload.to_str().unwrap(),
+            "scenarios/lab3/pawns",
+        ]);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(0), "{attack}: {stdout}");
+        assert!(stdout.contains("points 9/9"), "{attack}: {stdout}");
+        assert!(stdout.contains("note: isolation: landlock abi"), "{stdout}");
+    }
+    let mut after = arena.files();
+    // The cache was empty: the first build filled it.
+    after.retain(|p, _| !p.starts_with(arena.cache()));
+    assert_eq!(before, after);
+    arena.assert_no_connection();
+
+    // A console program, alone: it attacks once per scenario.
+    let arena = Arena::new();
+    arena.fill_class("console/cuhk-correct", &["KILL_GRADER", "NETWORK"]);
+    arena.open_up();
+    let before = arena.files();
+    for attack in ["kill-grader", "network"] {
+        let upload = arena.class().join(attack);
+        let run = arena.chessgrade(&[
+            "grade",
+            "--submission",
+            upload.to_str().unwrap(),
+            "scenarios/cuhk/console",
+            "scenarios/cuhk/game-over",
+        ]);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(0), "{attack}: {stdout}");
+        assert!(stdout.contains("points 2/2"), "{attack}: {stdout}");
+    }
+    assert_eq!(before, arena.files());
+    arena.assert_no_connection();
+}
+
+/// A truncated or altered cache entry is found out by its hash, compiled
+/// again and replaced: the upload is graded as if the cache were clean.
+#[test]
+fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
+    let arena = Arena::new();
+    let grade = || {
+        arena.chessgrade(&[
+            "grade",
+            "--submission",
+            "tests/fixtures/submissions/lab3-correct",
+            "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+        ])
+    };
+    assert_eq!(grade().status.code(), Some(0));
+    let object = std::fs::read_dir(arena.cache())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "o"))
+        .expect("the adapter is cached");
+    let good = std::fs::read(&object).unwrap();
+    for poison in [&good[..good.len() / 2], b"garbage".as_slice()] {
+        std::fs::write(&object, poison).unwrap();
+        let run = grade();
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        // Compiled again (the bytes differ from the first build's in the
+        // debug information's temporary paths), and recorded again.
+        assert_ne!(
+            std::fs::read(&object).unwrap(),
+            poison,
+            "the entry is replaced"
+        );
+        assert_cache_intact(&arena.cache());
+    }
+}
+
+/// The build is confined like the program: a source that includes a
+/// hidden snapshot does not compile, and the compiler says why.
+#[test]
+fn a_build_cannot_include_the_hidden_answers() {
+    if !confinement_available() {
+        return;
+    }
+    let arena = Arena::new();
+    let upload = arena.path("class/includer");
+    copy_dir(
+        &root().join("tests/fixtures/submissions/lab3-correct"),
+        &upload,
+    );
+    let snapshot =
+        root().join("snapshots/scenario@lab3__pawns__double_step_from_start_rows.txt.snap");
+    std::fs::write(
+        upload.join("Answers.cc"),
+        format!(
+            "static const char answers[] = {{\n#include {:?}\n}};\n",
+            snapshot
+        ),
+    )
+    .unwrap();
+    let run = arena.chessgrade(&[
+        "grade",
+        "--submission",
+        upload.to_str().unwrap(),
+        "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("compile error"), "{stdout}");
+    assert!(stdout.contains("Permission denied"), "{stdout}");
+}
+
+/// `--require-isolation` grades where everything holds and names the
+/// isolation in the report.
+#[test]
+fn require_isolation_grades_where_the_kernel_confines_fully() {
+    let arena = Arena::new();
+    let run = arena.chessgrade(&[
+        "grade",
+        "--require-isolation",
+        "--submission",
+        "tests/fixtures/submissions/lab3-correct",
+        "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if chessgrade::sandbox::isolation().complete() {
+        assert_eq!(run.status.code(), Some(0), "{stdout}{stderr}");
+        let line = format!("note: isolation: {}", chessgrade::sandbox::isolation());
+        assert!(stdout.lines().any(|l| l == line), "{stdout}");
+    } else {
+        assert_eq!(run.status.code(), Some(2), "{stdout}{stderr}");
+        assert!(stderr.starts_with("error: --require-isolation"), "{stderr}");
+    }
+}
+
+/// The control: each attack, compiled into a plain program and run without
+/// the grader's confinement (as root, or as the test's user), gets through,
+/// so a hostile upload earning full marks above means the confinement
+/// stopped it, not that the attack could not work.
+#[test]
+fn unconfined_each_attack_gets_through() {
+    let arena = Arena::new();
+    // Something to read, rewrite and poison.
+    let mate = arena.class().join("mate");
+    std::fs::create_dir_all(&mate).unwrap();
+    std::fs::write(mate.join("ChessBoard.cc"), "// a classmate's file\n").unwrap();
+    std::fs::write(arena.cache().join("lab3-adapter-1.o"), "object").unwrap();
+    let source =
+        std::fs::read_to_string(root().join("tests/fixtures/hostile/chessgrade_attack.cc"))
+            .unwrap();
+    for attack in ATTACKS {
+        let program = arena.path(&format!("attack-{attack}"));
+        let file = arena.path(&format!("attack-{attack}.cc"));
+        std::fs::write(
+            &file,
+            arena.defines(attack) + &source + "\nint main() { return 0; }\n",
+        )
+        .unwrap();
+        let built = Command::new("g++")
+            .args(["-std=c++17", "-o"])
+            .arg(&program)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{built:?}");
+        // A shell in between: the attack's parent, which KILL_GRADER may kill.
+        let log = arena.path(&format!("attack-{attack}.log"));
+        let shell = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{:?} 2>{:?}; exit 0", program, log))
+            .current_dir(arena.dir.path())
+            .output()
+            .unwrap();
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(
+            said.starts_with("ATTACK SUCCEEDED"),
+            "{attack}: {said:?} {shell:?}"
+        );
+    }
+    // What got through left its marks.
+    let _ = arena.tcp.accept().expect("the unconfined attack connected");
+    let canary = std::fs::read_to_string(arena.path("outside/canary.txt")).unwrap();
+    assert!(canary.ends_with("pwned\n"), "{canary}");
+    for leftover in arena.leftovers() {
+        std::fs::remove_file(leftover).unwrap();
+    }
+}

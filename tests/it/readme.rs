@@ -1,0 +1,223 @@
+//! The README's and docs/perft.md's excerpts come from real runs: every
+//! deterministic `$ chessgrade ...` excerpt is run again and its lines must
+//! appear in order in the real output (`...` skips any lines; `/...`
+//! stands for a path prefix; times are ignored). Also: completions and the
+//! man page are generated from the real command line.
+
+use crate::helpers::{bin, command, root};
+use std::process::Command;
+
+/// `(command, expected lines)` for each excerpt worth rerunning.
+fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(root().join(doc)).unwrap();
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let mut current: Option<(String, Vec<String>)> = None;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            out.extend(current.take());
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            out.extend(current.take());
+            current = Some((cmd.to_string(), Vec::new()));
+        } else if let Some((cmd, lines)) = current.as_mut() {
+            // A command continued with `\` on the next line.
+            if lines.is_empty() && cmd.ends_with('\\') {
+                cmd.pop();
+                cmd.push_str(line.trim_start());
+            } else {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    out.into_iter().filter(|(cmd, _)| rerunnable(cmd)).collect()
+}
+
+fn rerunnable(cmd: &str) -> bool {
+    let Some(rest) = cmd.strip_prefix("chessgrade ") else {
+        return false;
+    };
+    // Shell syntax (pipes, variables, brace lists) needs a shell: not rerun here.
+    let plain = !rest.contains(['|', ';', '>', '$', '{']);
+    let kind = [
+        "trace ",
+        "perft ",
+        "explain ",
+        "run --list",
+        "run --filter",
+        "grade --submission tests/fixtures",
+    ]
+    .iter()
+    .any(|k| rest.starts_with(k));
+    plain && kind
+}
+
+/// Splits a command line on spaces, keeping "double quoted" and 'single
+/// quoted' words whole.
+fn words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in cmd.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                any = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+/// Drops `[0.012s]`, a trailing `; 0.01s` and a compile time, which differ
+/// run to run.
+fn untimed(line: &str) -> String {
+    let mut s = line.trim_end().to_string();
+    if let Some(i) = s.rfind(" [")
+        && s.ends_with("s]")
+        && s[i + 2..s.len() - 2].parse::<f64>().is_ok()
+    {
+        s.truncate(i);
+    }
+    // `note: compile: 2.39s (g++ ...)`: the build's time.
+    if let Some(rest) = s.strip_prefix("note: compile: ")
+        && let Some((time, flags)) = rest.split_once(' ')
+        && time
+            .strip_suffix('s')
+            .is_some_and(|t| t.parse::<f64>().is_ok())
+    {
+        s = format!("note: compile: {flags}");
+    }
+    if let Some(i) = s.rfind("; ")
+        && s.ends_with('s')
+        && s[i + 2..s.len() - 1].parse::<f64>().is_ok()
+    {
+        s.truncate(i);
+    }
+    s
+}
+
+fn line_matches(expected: &str, actual: &str) -> bool {
+    match expected.split_once("/.../") {
+        Some((head, tail)) => actual.starts_with(head) && actual.ends_with(tail),
+        None => expected == actual,
+    }
+}
+
+/// Whether `expected` (with `...` lines skipping any lines) matches the
+/// start of `actual`.
+fn matches(expected: &[String], actual: &[String]) -> Result<(), String> {
+    let mut a = 0;
+    let mut skipping = false;
+    for e in expected {
+        let e = untimed(e);
+        if e.trim() == "..." {
+            skipping = true;
+            continue;
+        }
+        loop {
+            let Some(line) = actual.get(a) else {
+                return Err(format!("`{e}` not found"));
+            };
+            a += 1;
+            if line_matches(&e, line) {
+                break;
+            }
+            if !skipping {
+                return Err(format!("expected `{e}`, found `{line}`"));
+            }
+        }
+        skipping = false;
+    }
+    // An excerpt may stop before the output does.
+    Ok(())
+}
+
+fn check(doc: &str) -> usize {
+    let list = excerpts(doc);
+    let mut failures = Vec::new();
+    for (cmd, expected) in &list {
+        let args = words(cmd);
+        let out = command(root())
+            .args(&args[1..])
+            .env("LANG", "C.UTF-8")
+            .env("COLUMNS", "100")
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let actual: Vec<String> = text.lines().map(untimed).collect();
+        if let Err(why) = matches(expected, &actual) {
+            failures.push(format!("{doc}: `$ {cmd}`: {why}\n--- real output:\n{text}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    list.len()
+}
+
+#[test]
+fn readme_excerpts_match_real_runs() {
+    // trace x2, explain, grade, run --list, run --filter, perft x2.
+    assert!(check("README.md") >= 8);
+}
+
+#[test]
+fn perft_doc_excerpt_matches_a_real_run() {
+    assert_eq!(check("docs/perft.md"), 1);
+}
+
+#[test]
+fn the_matcher_skips_and_refuses() {
+    let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert!(matches(&v(&["a", "...", "d"]), &v(&["a", "b", "c", "d"])).is_ok());
+    assert!(matches(&v(&["a", "d"]), &v(&["a", "b", "d"])).is_err());
+    assert!(matches(&v(&["b"]), &v(&["a", "b"])).is_err());
+    assert!(matches(&v(&["a", "..."]), &v(&["a", "b"])).is_ok());
+    assert!(matches(&v(&["PASS x [0.001s]"]), &v(&["PASS x"])).is_ok());
+    assert!(matches(&v(&["note: /.../m.cc"]), &v(&["note: /home/u/m.cc"])).is_ok());
+    assert_eq!(
+        words("perft --fen \"a b\" --x 'c*'"),
+        ["perft", "--fen", "a b", "--x", "c*"]
+    );
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_command_line() {
+    let run = |args: &[&str]| {
+        let out = Command::new(bin()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = run(&["completions", "bash"]);
+    for flag in ["--filter", "--fail-fast", "--class", "--output-dir"] {
+        assert!(bash.contains(flag), "{flag}");
+    }
+    assert!(run(&["completions", "fish"]).contains("complete -c chessgrade"));
+    let man = run(&["man"]);
+    assert!(
+        man.starts_with(".ie") && man.contains(".TH chessgrade 1"),
+        "{man}"
+    );
+    assert!(man.contains("explain"), "subcommands are listed");
+}
