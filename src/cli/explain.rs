@@ -267,7 +267,7 @@ fn explain_console_cmd(a: &ExplainArgs, scenario: &Scenario, source: &str, found
     match render_console(&e, render_options(a)) {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            u8::from(e.mismatch.is_some())
+            u8::from(e.fails())
         }
         Err(msg) => {
             eprintln!("error: {}: {msg}", a.scenario.display());

@@ -69,8 +69,10 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, String> {
         }
     }
     if let Some(m) = &e.memory {
-        let tool = m.findings.tool;
+        let tool = m.findings.tool.name();
         for note in m.findings.notes() {
+            // `asan: memory error: ...` under the heading that names the tool.
+            let note = note.strip_prefix(&format!("{tool}: ")).unwrap_or(&note);
             let _ = writeln!(
                 out,
                 "\n{} {note}",

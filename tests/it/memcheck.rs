@@ -714,3 +714,47 @@ fn a_memory_hog_is_stopped_without_an_address_space_limit() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(120));
 }
+
+#[test]
+fn explain_shows_a_console_programs_memory_error_and_fails_on_it() {
+    if helpers::shared("jhu-course").is_none() {
+        return;
+    }
+    let overlay = jhu_overlay(None);
+    let scenario = root().join("scenarios/jhu/score/shannon_values_after_captures.txt");
+    let explain = |fixture: &str| {
+        let dir = console_fixture(fixture);
+        let out = run(&[
+            "explain",
+            scenario.to_str().unwrap(),
+            "--submission",
+            dir.to_str().unwrap(),
+            "--overlay",
+            overlay.path().to_str().unwrap(),
+            "--root",
+            root().join("scenarios").to_str().unwrap(),
+            "--snapshots",
+            root().join("snapshots").to_str().unwrap(),
+            "--memcheck",
+            "--ascii",
+        ]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // The same finding as `grade` names (see the use-after-free test above).
+    let (code, text) = explain("jhu-use-after-free");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("memcheck (asan): memory error: use after free (read of 8 bytes) at Board.cpp:94 (Chess::Board::move_piece); freed at Board.cpp:91 (Chess::Board::move_piece); allocated at Board.cpp:40 (Chess::Board::copy_from)"),
+        "{text}"
+    );
+    let (code, text) = explain("jhu-correct");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("memcheck (asan): no memory error, no leak"),
+        "{text}"
+    );
+    assert!(text.ends_with("every command's answer matches\n"), "{text}");
+}
