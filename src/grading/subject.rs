@@ -805,6 +805,63 @@ mod tests {
     }
 
     #[test]
+    fn a_memory_check_is_the_plans_own_build_and_leak_item() {
+        use crate::memcheck::{ErrorPolicy, Policy};
+        let check = |tool, leaks| Memcheck {
+            tool,
+            policy: Policy {
+                errors: ErrorPolicy::Fail,
+                leaks,
+            },
+        };
+        let options = |memcheck| UploadOptions {
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            console: ConsoleOptions::new(Default::default(), Limits::default()),
+            force_console: false,
+            limits: Limits::default(),
+            memcheck,
+        };
+        // The plan, not the command line, builds the upload for the tool.
+        let asan = check(Tool::Asan, LeakPolicy::Item(5));
+        let plan = Plan::lab3(&options(Some(asan)));
+        let Plan::Lab3 { cpp, .. } = &plan else {
+            panic!("{plan:?}")
+        };
+        assert_eq!(cpp.memcheck, Some(Tool::Asan));
+        assert_eq!(plan.memcheck(), Some(asan));
+        let Plan::Lab3 { cpp, .. } = Plan::lab3(&options(None)) else {
+            unreachable!()
+        };
+        assert_eq!(cpp.memcheck, None);
+        // An upload that is not recognised: its scenarios and the leak item
+        // fail with the same reason, and the check is noted.
+        let dir = tempfile::tempdir().unwrap();
+        let prepared = plan.build(dir.path()).unwrap();
+        assert_eq!(
+            prepared.notes.last().map(String::as_str),
+            Some(
+                "memcheck: AddressSanitizer; a memory error fails its scenario; leaks are a test item of their own (5 points, `memcheck: memory leaks`)"
+            )
+        );
+        let item = prepared.leak_item(&[]).expect("a leak item");
+        assert_eq!((item.points, item.is_failure()), (5, true));
+        assert_eq!(item.name, Path::new(memcheck::LEAK_ITEM));
+        // Without --leak-points there is none.
+        let notes = Plan::lab3(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
+            .build(dir.path())
+            .unwrap();
+        assert!(notes.leak_item(&[]).is_none());
+        // A program built elsewhere has no AddressSanitizer in it.
+        let store = SnapshotStore::new(dir.path());
+        let err = Plan::for_program(&[], &store, &options(Some(asan))).unwrap_err();
+        assert!(matches!(err, StaffError::Usage(_)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("--memcheck=asan needs the program built by the grader")
+        );
+    }
+
+    #[test]
     fn program_needs_a_console_plan_and_an_executable() {
         let plan = Plan::Lab3 {
             cpp: CppOptions::new("g++", Duration::from_secs(1)),

@@ -909,6 +909,21 @@ mod tests {
             overlaid.student_file("Board.cpp").as_deref(),
             Some("Board.cpp")
         );
+        // A console upload built once per graders' Mystery.h: a frame in
+        // either copy is the student's, the graders' Mystery.h is not.
+        let both = Sources::at(Path::new("/tmp/b/upload")).and(
+            &Sources::at(Path::new("/tmp/c/upload")).with_staff(vec![PathBuf::from("Mystery.h")]),
+        );
+        assert_eq!(
+            both.student_file("/tmp/c/upload/Board.cpp").as_deref(),
+            Some("Board.cpp")
+        );
+        assert_eq!(
+            both.student_file("/tmp/b/upload/Board.cpp").as_deref(),
+            Some("Board.cpp")
+        );
+        assert_eq!(both.student_file("/tmp/c/upload/Mystery.h"), None);
+        assert_eq!(both.student_file("/tmp/d/upload/Board.cpp"), None);
         let unknown = Sources::default();
         assert_eq!(unknown.student_file("/usr/include/c++/12/vector"), None);
         assert_eq!(
