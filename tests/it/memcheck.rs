@@ -4,7 +4,8 @@
 //! kind and the student's own file and line under both tools; the correct
 //! Lab 3, JHU and CUHK fixtures report nothing; the policies (errors as
 //! notes, leaks as a test item of their own) change what a finding costs;
-//! class mode and `explain` show the findings; and a hostile upload stays
+//! class mode, `explain` (Lab 3 and console) and `shrink` take the same
+//! flags and show the findings; and a hostile upload stays
 //! confined while checked (its own `/proc/<pid>` is readable, nothing else).
 //!
 //! The expected files and lines were read off the fixtures by hand (each
@@ -757,4 +758,35 @@ fn explain_shows_a_console_programs_memory_error_and_fails_on_it() {
         "{text}"
     );
     assert!(text.ends_with("every command's answer matches\n"), "{text}");
+}
+
+#[test]
+fn shrink_keeps_a_memory_error_while_it_shrinks() {
+    let Some(course) = course() else {
+        return;
+    };
+    let config = course.join("configs/part2_8x8_1.txt");
+    let fixture = lab3_fixture("lab3-heap-overflow");
+    let out = run(&[
+        "shrink",
+        config.to_str().unwrap(),
+        "--submission",
+        fixture.to_str().unwrap(),
+        "--root",
+        course.join("configs").to_str().unwrap(),
+        "--snapshots",
+        course.join("expected").to_str().unwrap(),
+        "--memcheck",
+        "--max-runs",
+        "60",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Built as grade builds it: the smaller scenario still fails on the
+    // overflow the heap-overflow test names, not on an answer.
+    assert!(text.contains("(memory_error at a `"), "{text}");
+    assert!(
+        text.contains("at ChessBoard.cc:219 (Student::ChessBoard::isPieceUnderThreat)"),
+        "{text}"
+    );
 }
