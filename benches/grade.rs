@@ -12,7 +12,12 @@
 //!   grader's own share) are printed below it;
 //! - `grade --submission` wall against compile + own compute (target ≤ 1.10);
 //! - peak RSS (grader and engine, from `/usr/bin/time`) of grading the
-//!   bundled 256×256 scenario (target < 100 MB).
+//!   bundled 256×256 scenario (target < 100 MB);
+//! - what `--memcheck` costs (issue 19): the 151 configs (one worker) on the
+//!   fixture built with AddressSanitizer, one process per scenario, against
+//!   the same fixture graded normally (fork server) in the same run (target
+//!   about 3x); the JHU scenarios on `jhu-correct` the same way; valgrind
+//!   on every tenth config and on the JHU scenarios, once.
 //!
 //! Times are the best of 5 runs. `cargo bench --bench grade`; with
 //! `GRADE_BENCH_ENGINE=<built engine>` that engine is measured instead of the
@@ -225,6 +230,7 @@ fn main() {
     );
 
     confinement_cost();
+    memcheck_cost(&configs_dir, &expected, &fixture);
 
     if Path::new("/usr/bin/time").exists() {
         let big = "scenarios/lab3-beyond-the-interface/two_fifty_six_by_two_fifty_six.txt";
@@ -294,4 +300,146 @@ fn confinement_cost() {
         sandboxed.as_secs_f64() / plain.as_secs_f64(),
         sandbox::isolation()
     );
+}
+
+/// What checking memory costs (`grade --memcheck`, docs/performance.md):
+/// each scenario graded through the library exactly as `grade` does, one
+/// worker, builds excluded (compiled once before timing), every figure a
+/// ratio to the same scenarios graded normally in the same run (best of 3;
+/// valgrind once, on a sample).
+fn memcheck_cost(configs_dir: &Path, expected: &Path, fixture: &Path) {
+    use chessgrade::memcheck::{Memcheck, Policy, Tool};
+    use chessgrade::runner::{self, Found, ScenarioResult, SnapshotMode};
+    use chessgrade::snapshot::SnapshotStore;
+    use chessgrade::subject::{Limits, ProcessSubject, Subject};
+    let memcheck = |tool| Memcheck {
+        tool,
+        policy: Policy::default(),
+    };
+    let all_pass = |results: &[ScenarioResult], what: &str| {
+        let failed = results.iter().filter(|r| r.is_failure()).count();
+        assert_eq!(failed, 0, "{what}: every scenario passes");
+        assert!(
+            results
+                .iter()
+                .all(|r| r.memory.as_ref().is_none_or(|m| m.is_clean())),
+            "{what}: the correct fixture is clean"
+        );
+    };
+
+    // Lab 3: the 151 course configs.
+    let (found, _) = runner::discover(&[configs_dir.to_path_buf()], configs_dir);
+    let store = SnapshotStore::new(expected);
+    // `tool`: built and checked with it; `build_only`: built for it (the
+    // checked adapter: no fork server, one process per scenario) but run
+    // unchecked, to tell that part of the cost from the tool's.
+    let lab3_with = |tool: Option<Tool>, build_only: bool, found: &[Found]| -> Duration {
+        let mut options = CppOptions::new("g++", Duration::from_secs(300));
+        options.memcheck = tool;
+        let build = build_cpp(fixture, &options).expect("the fixture compiles");
+        let checker = build.checker(tool.filter(|_| !build_only).map(memcheck));
+        let command = build.command.clone();
+        let make = || -> Box<dyn Subject> {
+            Box::new(
+                ProcessSubject::new(command.clone(), Limits::default())
+                    .with_memcheck(checker.clone()),
+            )
+        };
+        let rounds = if tool == Some(Tool::Valgrind) { 1 } else { 3 };
+        best_of(rounds, || {
+            let started = Instant::now();
+            let results = runner::run_all(found, 1, &make, &store, SnapshotMode::Check, |_| {});
+            let took = started.elapsed();
+            all_pass(&results, "Lab 3");
+            (took, ())
+        })
+        .0
+    };
+    let lab3 = |tool: Option<Tool>, found: &[Found]| lab3_with(tool, false, found);
+    let normal = lab3(None, &found);
+    let asan = lab3(Some(Tool::Asan), &found);
+    let per_process = lab3_with(Some(Tool::Valgrind), true, &found);
+    println!(
+        "memcheck=asan, Lab 3          {:8.3} s    vs graded normally {:.3}s   ratio {:.2}x ({} configs, one worker; target about 3x)",
+        asan.as_secs_f64(),
+        normal.as_secs_f64(),
+        asan.as_secs_f64() / normal.as_secs_f64(),
+        found.len()
+    );
+    println!(
+        "  of which one process per scenario {:.3} s (the checked adapter unchecked: ratio {:.2}x); the tool {:.2}x on top",
+        per_process.as_secs_f64(),
+        per_process.as_secs_f64() / normal.as_secs_f64(),
+        asan.as_secs_f64() / per_process.as_secs_f64()
+    );
+    let sample: Vec<Found> = found.iter().step_by(10).cloned().collect();
+    let normal_sample = lab3(None, &sample);
+    let valgrind = lab3(Some(Tool::Valgrind), &sample);
+    println!(
+        "memcheck=valgrind, Lab 3      {:8.3} s    vs graded normally {:.3}s   ratio {:.2}x ({} configs: every tenth, once)",
+        valgrind.as_secs_f64(),
+        normal_sample.as_secs_f64(),
+        valgrind.as_secs_f64() / normal_sample.as_secs_f64(),
+        sample.len()
+    );
+
+    // JHU: the console scenarios (the Mystery ones need the graders'
+    // Mystery.h: left out) on jhu-correct with the starter overlay.
+    let starter = root().join("../shared/jhu-course/starter");
+    if !starter.exists() {
+        return;
+    }
+    let overlay = tempfile::tempdir().unwrap();
+    for f in [
+        "Makefile",
+        "Piece.h",
+        "CreatePiece.h",
+        "CreatePiece.cpp",
+        "Terminal.h",
+        "Exceptions.h",
+        "Mystery.h",
+    ] {
+        std::fs::copy(starter.join(f), overlay.path().join(f)).unwrap();
+    }
+    let scenarios = root().join("scenarios");
+    let (jhu, _) = runner::discover(&[scenarios.join("jhu")], &scenarios);
+    let jhu: Vec<Found> = jhu
+        .into_iter()
+        .filter(|f| !f.rel.starts_with("jhu/mystery"))
+        .collect();
+    let snapshots = SnapshotStore::new(root().join("snapshots"));
+    let console = |tool: Option<Tool>| -> Duration {
+        use chessgrade::console::{ConsoleGrader, ConsoleOptions, Texts};
+        let mut options = ConsoleOptions::new(Texts::default(), Limits::default());
+        options.overlay = Some(overlay.path().to_path_buf());
+        options.memcheck = tool.map(memcheck);
+        let grader = ConsoleGrader::new(&jhu, &snapshots, options).expect("the JHU setup");
+        let built = grader
+            .build(&root().join("tests/fixtures/console/jhu-correct"))
+            .expect("jhu-correct builds");
+        let rounds = if tool == Some(Tool::Valgrind) { 1 } else { 3 };
+        best_of(rounds, || {
+            let started = Instant::now();
+            let results: Vec<ScenarioResult> = jhu
+                .iter()
+                .map(|f| grader.grade(f, &built.program))
+                .collect();
+            let took = started.elapsed();
+            all_pass(&results, "JHU");
+            (took, ())
+        })
+        .0
+    };
+    let normal = console(None);
+    let asan = console(Some(Tool::Asan));
+    let valgrind = console(Some(Tool::Valgrind));
+    for (name, t) in [("asan", asan), ("valgrind", valgrind)] {
+        println!(
+            "memcheck={name:<8}, JHU        {:8.3} s    vs graded normally {:.3}s   ratio {:.2}x ({} scenarios, one at a time)",
+            t.as_secs_f64(),
+            normal.as_secs_f64(),
+            t.as_secs_f64() / normal.as_secs_f64(),
+            jhu.len()
+        );
+    }
 }

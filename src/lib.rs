@@ -15,6 +15,7 @@ pub mod engine;
 pub mod explain;
 pub mod r#gen;
 pub mod grading;
+pub mod memcheck;
 pub mod protocol;
 pub mod report;
 pub mod runner;

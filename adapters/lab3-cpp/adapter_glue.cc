@@ -39,6 +39,15 @@ void new_board(int rows, int cols)
 
 bool has_board() { return g_board != nullptr; }
 
+// The end of a scenario when memory is checked: the board's destructor runs, as it does at
+// the end of the course's tests, so that what it does not free is reported as leaked.
+void end_board()
+{
+    ChessBoard *old = g_board;
+    g_board = nullptr;
+    delete old;
+}
+
 // type: one of "kbrp"; white: true for White
 void place(bool white, char type, int row, int col)
 {

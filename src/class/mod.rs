@@ -188,15 +188,23 @@ pub fn grade_one(
     let started = Instant::now();
     let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
         Ok(prepared) => {
-            let results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
+            let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
+            results.extend(prepared.leak_item(&results));
             (prepared.notes.clone(), results, None)
         }
         Err(e) => {
             let kind = FailureKind::CompileError(e.to_string());
-            let results = found
+            let mut results: Vec<ScenarioResult> = found
                 .iter()
                 .map(|f| runner::not_run(f, kind.clone()))
                 .collect();
+            // The leak item too, so that every member is graded out of the
+            // same points.
+            if let Some(crate::memcheck::LeakPolicy::Item(points)) =
+                opts.plan.memcheck().map(|m| m.policy.leaks)
+            {
+                results.push(crate::memcheck::leak_item_not_run(kind, points));
+            }
             (Vec::new(), results, Some(e.to_string()))
         }
     };

@@ -7,6 +7,7 @@
 //! `--jobs 0`) is a usage error (exit 2), never a panic or a failure blamed
 //! on a student.
 
+use chessgrade::memcheck::{ErrorPolicy, LeakPolicy, Memcheck, Policy};
 use chessgrade::runner::Partition;
 use clap::{Args, ValueEnum};
 use std::ffi::OsString;
@@ -38,6 +39,36 @@ pub struct SubjectArgs {
     /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
     #[arg(long, allow_hyphen_values = true)]
     pub cflags: Option<String>,
+    /// Check memory: build the upload with AddressSanitizer (`--memcheck`, `=asan`) or run
+    /// it under valgrind (`=valgrind`); each scenario reports its first memory error and
+    /// what its process leaked, with the student's file and line.
+    #[arg(
+        long,
+        value_name = "TOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "asan",
+        value_parser = ["asan", "valgrind"],
+        conflicts_with = "engine"
+    )]
+    pub memcheck: Option<String>,
+    /// With --memcheck: a memory error fails its scenario (`fail`, the default) or is only
+    /// a note.
+    #[arg(long, value_enum, requires = "memcheck", value_name = "POLICY")]
+    pub memory_errors: Option<MemoryErrors>,
+    /// With --memcheck: leaks become a test item of their own worth N points, earned when
+    /// no scenario leaked (a valgrind deduction); without it each leak is a note.
+    #[arg(long, requires = "memcheck", value_name = "N")]
+    pub leak_points: Option<u32>,
+}
+
+/// What a memory error costs (`--memory-errors`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MemoryErrors {
+    /// The scenario fails (`memory_error`) where the error happened.
+    Fail,
+    /// The scenario is judged on its answers; the error is a note.
+    Note,
 }
 
 impl SubjectArgs {
@@ -52,6 +83,24 @@ impl SubjectArgs {
             options.cflags = flags.split_whitespace().map(str::to_string).collect();
         }
         options
+    }
+
+    /// The memory check asked for (`--memcheck`, `--memory-errors`, `--leak-points`).
+    pub fn memcheck(&self) -> Option<Memcheck> {
+        let tool = self.memcheck.as_deref()?.parse().ok()?;
+        Some(Memcheck {
+            tool,
+            policy: Policy {
+                errors: match self.memory_errors {
+                    Some(MemoryErrors::Note) => ErrorPolicy::Note,
+                    _ => ErrorPolicy::Fail,
+                },
+                leaks: match self.leak_points {
+                    Some(points) => LeakPolicy::Item(points),
+                    None => LeakPolicy::Note,
+                },
+            },
+        })
     }
 }
 

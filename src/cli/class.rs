@@ -99,6 +99,7 @@ pub fn grade_class(
         spec.check_snapshots(&found)?;
     }
     let kind = plan.kind_name();
+    let memcheck_note = plan.memcheck_note();
     let opts = ClassOptions {
         plan,
         jobs: spec.jobs,
@@ -123,6 +124,9 @@ pub fn grade_class(
         ),
     }
     outln!("{isolation}");
+    if let Some(note) = &memcheck_note {
+        outln!("{note}");
+    }
     let bar = batch::progress(members.len(), args.quiet);
     let lines = Mutex::new(());
     let quiet = args.quiet;

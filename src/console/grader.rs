@@ -17,6 +17,7 @@
 use super::{
     BuildFiles, ConsoleProgram, Dialect, Texts, build_shim, check_gradable, grade_scenario,
 };
+use crate::memcheck::{Checker, Memcheck, Sources};
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
 use crate::snapshot::SnapshotStore;
@@ -46,6 +47,9 @@ pub struct ConsoleOptions {
     pub build_timeout: Duration,
     /// The C compiler for the shim.
     pub shim_cc: String,
+    /// Check memory (`--memcheck`): uploads built for the tool, every run
+    /// checked.
+    pub memcheck: Option<Memcheck>,
 }
 
 impl ConsoleOptions {
@@ -60,6 +64,7 @@ impl ConsoleOptions {
             binary: None,
             build_timeout: Duration::from_secs(120),
             shim_cc: "gcc".into(),
+            memcheck: None,
         }
     }
 }
@@ -265,6 +270,7 @@ impl ConsoleGrader {
                 overlay: self.options.overlay.as_deref(),
                 files: files.as_ref().map_or(&[], |f| f.files.as_slice()),
                 timeout: self.options.build_timeout,
+                memcheck: self.options.memcheck.map(|m| m.tool),
             };
             let result = match submission::build_console(upload, &how) {
                 Ok(build) => {
@@ -296,7 +302,11 @@ impl ConsoleGrader {
                 .unwrap_or_default();
             return Err(BuildError::Compile(msg));
         };
-        let mut program = self.program(command.program);
+        // Frames in any of the builds' copies of the upload are the student's.
+        let sources = builds
+            .iter()
+            .fold(Sources::default(), |all, b| all.and(&b.sources));
+        let mut program = self.program_of(command.program, sources);
         program.builds = results;
         Ok(BuiltUpload {
             program,
@@ -306,8 +316,14 @@ impl ConsoleGrader {
     }
 
     /// A built program, graded as is (`--program`), under the run's
-    /// limits and with the shim preloaded.
+    /// limits and with the shim preloaded (and checked by `--memcheck`:
+    /// valgrind runs it as it is; AddressSanitizer finds only what the
+    /// program was built with it to find).
     pub fn program(&self, program: PathBuf) -> ConsoleProgram {
+        self.program_of(program, Sources::default())
+    }
+
+    fn program_of(&self, program: PathBuf, sources: Sources) -> ConsoleProgram {
         ConsoleProgram {
             command: EngineCommand {
                 program,
@@ -316,7 +332,13 @@ impl ConsoleGrader {
             limits: self.options.limits.clone(),
             env: self.env.clone(),
             builds: Vec::new(),
+            memcheck: self.options.memcheck.map(|m| Checker::new(m, sources)),
         }
+    }
+
+    /// The memory check of every run (`--memcheck`), if any.
+    pub fn memcheck(&self) -> Option<Memcheck> {
+        self.options.memcheck
     }
 
     /// Grades one scenario on `program`: plan, run, judge.

@@ -598,6 +598,7 @@ mod tests {
             output,
             end: RunEnd::Exited(0),
             files: Default::default(),
+            memory: None,
         }
     }
 

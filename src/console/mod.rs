@@ -45,6 +45,7 @@ pub use shim::{SHIM_SOURCE, build_shim};
 pub use texts::{CuhkTexts, JhuTexts, Texts, TextsError, TextsProblem};
 
 use crate::engine::{BoardText, RuleSetId};
+use crate::memcheck::Checker;
 use crate::runner::{
     Failure, FailureKind, Found, ScenarioResult, TranscriptMismatch, TranscriptProblem, Verdict,
 };
@@ -287,6 +288,8 @@ pub struct ConsoleProgram {
     pub limits: Limits,
     /// Extra environment (`LD_PRELOAD` of the shim, its settings).
     pub env: Vec<(String, OsString)>,
+    /// The memory check of each run (`--memcheck`).
+    pub memcheck: Option<Checker>,
     /// An upload's builds, one per set of [`BuildFiles`] the scenarios ask
     /// for (`None`: the upload as it is): its program, or the compiler's
     /// message when that build failed.
@@ -312,17 +315,18 @@ impl ConsoleProgram {
 /// Grades one scenario file on a console program: plan, run, judge.
 pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) -> ScenarioResult {
     let started = Instant::now();
-    let result = |points, visibility, verdict| ScenarioResult {
+    let result = |points, visibility, verdict, memory| ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
         points,
         visibility,
         verdict,
         elapsed: started.elapsed(),
+        memory,
     };
     let scenario = match found.load() {
         Ok(s) => s,
-        Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d)),
+        Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d), None),
     };
     let (points, visibility) = (scenario.points, scenario.directives.visibility);
     let plan = match plan(&scenario, texts) {
@@ -330,7 +334,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         Err(e) => {
             let d =
                 scenario::Diagnostic::file(&found.path, format!("not gradable by console: {e}"));
-            return result(points, visibility, Verdict::InputError(d));
+            return result(points, visibility, Verdict::InputError(d), None);
         }
     };
     let command = match program.command_for(&plan) {
@@ -344,7 +348,7 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
                 board_before: BoardText(String::new()),
                 stderr: None,
             };
-            return result(points, visibility, Verdict::Fail(Box::new(failure)));
+            return result(points, visibility, Verdict::Fail(Box::new(failure)), None);
         }
     };
     let outcome = match run(&plan, command, program) {
@@ -354,17 +358,111 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
                 &found.path,
                 format!("cannot start {}: {e}", command.program.display()),
             );
-            return result(points, visibility, Verdict::InputError(d));
+            return result(points, visibility, Verdict::InputError(d), None);
         }
     };
-    let verdict = match judge_run(&plan, &outcome) {
+    let source = || std::fs::read_to_string(&found.path).unwrap_or_default();
+    // A failing memory error wins unless the transcript went wrong at an
+    // earlier command.
+    let failure = match (
+        judge_run(&plan, &outcome),
+        memory_failure(&plan, &outcome, program),
+    ) {
+        (Some(m), Some(e)) if e.at_end || m.before(&e) => Some(m.into_failure(&source())),
+        (_, Some(e)) => Some(e.into_failure(&source())),
+        (m, None) => m.map(|m| m.into_failure(&source())),
+    };
+    let memory = outcome.memory.clone();
+    let verdict = match failure {
         None => Verdict::Pass,
-        Some(m) => {
-            let source = std::fs::read_to_string(&found.path).unwrap_or_default();
-            Verdict::Fail(Box::new(m.into_failure(&source)))
-        }
+        Some(failure) => Verdict::Fail(Box::new(failure)),
     };
-    result(points, visibility, verdict)
+    result(points, visibility, verdict, memory)
+}
+
+/// Where a checked run's memory error stopped it, in the plan's terms.
+struct MemoryStop {
+    /// The exchange whose answer the program was printing then.
+    exchange: usize,
+    /// The scenario line (`None`: the setup, or the end).
+    line: Option<u32>,
+    board_before: BoardText,
+    kind: FailureKind,
+    /// Every answer was printed: it came at the end (a destructor, exit).
+    at_end: bool,
+}
+
+impl MemoryStop {
+    fn into_failure(self, source: &str) -> Failure {
+        Failure {
+            kind: self.kind,
+            line: self.line,
+            step_source: step_source(source, self.line),
+            board_before: self.board_before,
+            stderr: None,
+        }
+    }
+}
+
+impl ConsoleMismatch {
+    /// Whether this mismatch comes at an earlier command than the memory
+    /// error (a machine game, judged as a whole, by its line).
+    fn before(&self, stop: &MemoryStop) -> bool {
+        match self.exchange {
+            Some(k) => k < stop.exchange,
+            None => self.line.map_or(0, |l| l + 1) < stop.line.map_or(0, |l| l + 1),
+        }
+    }
+}
+
+/// The memory error that fails the scenario (`--memcheck`, errors fail).
+/// The checker stops the program at its first error, so the error belongs
+/// to the command whose answer the program was printing then; when every
+/// answer was printed, to the program's end.
+fn memory_failure(plan: &Plan, outcome: &Outcome, program: &ConsoleProgram) -> Option<MemoryStop> {
+    let checker = program.memcheck.as_ref()?;
+    if checker.memcheck.policy.errors != crate::memcheck::ErrorPolicy::Fail {
+        return None;
+    }
+    let findings = outcome.memory.as_ref()?;
+    let error = findings.error.clone()?;
+    let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
+    let answered = split_at_prompts(&text, &plan.prompts).len();
+    let last = plan.exchanges.len().checked_sub(1)?;
+    let at_end = answered > last;
+    let k = answered.saturating_sub(1).min(last);
+    let exchange = &plan.exchanges[k];
+    let line = if at_end {
+        None
+    } else {
+        exchange.line.or_else(|| {
+            (k == last)
+                .then(|| plan.exchanges.iter().rev().find_map(|e| e.line))
+                .flatten()
+        })
+    };
+    let kind = FailureKind::MemoryError(Box::new(crate::runner::MemoryFailure {
+        tool: findings.tool,
+        error,
+        at_end,
+    }));
+    Some(MemoryStop {
+        exchange: k,
+        line,
+        board_before: exchange.board_before.clone(),
+        kind,
+        at_end,
+    })
+}
+
+/// The scenario file's line `line`, trimmed (a failure's step).
+fn step_source(source: &str, line: Option<u32>) -> Option<String> {
+    line.and_then(|l| {
+        source
+            .lines()
+            .nth(l as usize - 1)
+            .map(|s| s.trim().to_string())
+    })
 }
 
 /// The first place a run parts from the plan, judged as the plan says:
@@ -380,16 +478,10 @@ impl ConsoleMismatch {
     /// The failure a report shows (`source`: the scenario file's text,
     /// for the step's line).
     pub fn into_failure(self, source: &str) -> Failure {
-        let step_source = self.line.and_then(|l| {
-            source
-                .lines()
-                .nth(l as usize - 1)
-                .map(|s| s.trim().to_string())
-        });
         Failure {
             kind: FailureKind::Transcript(Box::new(self.mismatch)),
             line: self.line,
-            step_source,
+            step_source: step_source(source, self.line),
             board_before: self.board_before,
             stderr: None,
         }

@@ -6,6 +6,7 @@
 //! is plain, without waiting for the time limit.
 
 use super::{ConsoleProgram, Plan, split_at_prompts, strip_ansi};
+use crate::memcheck::Findings;
 use crate::sandbox::{self, Ending, EngineCommand, Streams};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -38,6 +39,8 @@ pub struct Outcome {
     pub end: RunEnd,
     /// The files the plan checks, as the program left them (`None`: absent).
     pub files: HashMap<String, Option<Vec<u8>>>,
+    /// What a memory check found (`None`: memory not checked).
+    pub memory: Option<Findings>,
 }
 
 /// Runs `command` (one of `program`'s builds, under its limits and
@@ -59,12 +62,18 @@ pub fn run(
     sandbox::hand_over(dir.path())?;
     let mut command = command.clone();
     command.args.extend(plan.args.iter().map(Into::into));
-    let env: Vec<(&str, std::ffi::OsString)> = program
-        .env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
-    let limits = &program.limits;
+    let mut env = program.env.clone();
+    let checked_limits;
+    let mut limits = &program.limits;
+    if let Some(checker) = &program.memcheck {
+        let (wrapped, extra) = checker.command(&command, dir.path(), limits.memory_bytes);
+        command = wrapped;
+        env.extend(extra);
+        checked_limits = checker.limits(limits);
+        limits = &checked_limits;
+    }
+    let env: Vec<(&str, std::ffi::OsString)> =
+        env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let mut proc = sandbox::spawn(&command, limits, dir.path(), Streams::Merged, &env)?;
 
     let input: String = plan.inputs().map(|l| format!("{l}\n")).collect();
@@ -107,6 +116,12 @@ pub fn run(
     let mut last_check = Instant::now();
     let end = loop {
         if let Some(status) = proc.wait_until(Instant::now() + Duration::from_millis(20)) {
+            if proc.over_memory() {
+                break RunEnd::Signalled(format!(
+                    "SIGKILL: more than {} MiB of resident memory",
+                    limits.memory_bytes >> 20
+                ));
+            }
             break match Ending::of(status) {
                 Ending::Exited(code) => RunEnd::Exited(code),
                 Ending::Signalled(sig) => RunEnd::Signalled(sig),
@@ -146,5 +161,17 @@ pub fn run(
             );
         }
     }
-    Ok(Outcome { output, end, files })
+    let memory = program.memcheck.as_ref().map(|c| c.collect(dir.path()));
+    let end = match (&end, &program.memcheck, &memory) {
+        (RunEnd::Exited(code), Some(checker), Some(found)) => {
+            RunEnd::Exited(checker.exit_status(*code, found, dir.path()))
+        }
+        _ => end,
+    };
+    Ok(Outcome {
+        output,
+        end,
+        files,
+        memory,
+    })
 }

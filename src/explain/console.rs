@@ -48,6 +48,18 @@ pub struct ConsoleExplanation {
     pub output: String,
     /// The scenario file's text (for the failing step's line).
     pub source: String,
+    /// What a memory check found in the run (`--memcheck`).
+    pub memory: Option<crate::memcheck::Findings>,
+    /// A memory error was found and the policy fails the scenario for it.
+    pub memory_fails: bool,
+}
+
+impl ConsoleExplanation {
+    /// Whether the scenario fails: an answer differs, or a memory error
+    /// fails it.
+    pub fn fails(&self) -> bool {
+        self.mismatch.is_some() || self.memory_fails
+    }
 }
 
 /// One command: where it comes from, what was sent, expected and printed.
@@ -201,6 +213,11 @@ pub fn explain_console(
         machine,
         output: console::capped(&text),
         source: source.to_string(),
+        memory_fails: program.memcheck.as_ref().is_some_and(|c| {
+            c.memcheck.policy.errors == crate::memcheck::ErrorPolicy::Fail
+                && outcome.memory.as_ref().is_some_and(|m| m.error.is_some())
+        }),
+        memory: outcome.memory,
     })
 }
 
@@ -271,6 +288,18 @@ pub fn render_console(
                     "\n({later} later commands not shown; --all shows every command, --line N the command of line N)"
                 );
             }
+        }
+    }
+    if let Some(m) = &e.memory {
+        let tool = m.tool.name();
+        let heading = format!("memcheck ({tool}):").yellow().bold();
+        for note in m.notes() {
+            // `asan: memory error: ...` under the heading that names the tool.
+            let note = note.strip_prefix(&format!("{tool}: ")).unwrap_or(&note);
+            let _ = writeln!(out, "\n{heading} {}", terminal(note));
+        }
+        if m.is_clean() {
+            let _ = writeln!(out, "\n{heading} no memory error, no leak");
         }
     }
     let _ = writeln!(out, "\n{}", verdict_line(e));
@@ -489,6 +518,12 @@ fn verdict_line(e: &ConsoleExplanation) -> String {
                 (None, None) => "setup".to_string(),
             };
             format!("first mismatch at {}", terminal(&at))
+                .red()
+                .bold()
+                .to_string()
+        }
+        None if e.memory_fails => {
+            "every command's answer matches, but a memory error fails the scenario"
                 .red()
                 .bold()
                 .to_string()

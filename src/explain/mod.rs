@@ -20,6 +20,7 @@ pub use console::{
 pub use render::{NoSuchLine, RenderOptions, render};
 
 use crate::engine::{BoardText, RuleSetId};
+use crate::memcheck::{Checked, ErrorPolicy, MemoryError};
 use crate::runner::{StepFailure, execute};
 use crate::scenario::Scenario;
 use crate::subject::Subject;
@@ -34,12 +35,29 @@ pub struct Explanation {
     pub steps: Vec<StepView>,
     /// Where the subject failed outright (timeout, crash, ...), if it did.
     pub failure: Option<StepFailure>,
+    /// What a memory check found (`--memcheck`), and how it is graded.
+    pub memory: Option<Checked>,
 }
 
 impl Explanation {
     /// The first step that does not match, if any.
     pub fn first_mismatch(&self) -> Option<&StepView> {
         self.steps.iter().find(|s| s.verdict != StepVerdict::Match)
+    }
+
+    /// The memory error that fails the scenario (errors fail, one was found).
+    pub fn failing_memory_error(&self) -> Option<&MemoryError> {
+        let m = self
+            .memory
+            .as_ref()
+            .filter(|m| m.errors == ErrorPolicy::Fail)?;
+        m.findings.error.as_ref()
+    }
+
+    /// Whether the scenario fails: a step does not match, or memory errors
+    /// fail and one was found.
+    pub fn fails(&self) -> bool {
+        self.first_mismatch().is_some() || self.failing_memory_error().is_some()
     }
 }
 
@@ -89,6 +107,13 @@ pub fn explain(
 ) -> Explanation {
     let execution = execute(scenario, subject);
     subject.finish();
+    let memory = subject.memory();
+    // The checker stopped the subject at its first error: that is why.
+    let stopped_by = memory
+        .as_ref()
+        .filter(|m| m.errors == ErrorPolicy::Fail)
+        .and_then(|m| m.findings.error.as_ref())
+        .map(|e| format!("memory error ({}): {e}", m_tool(&memory)));
     let trace = &execution.trace;
     let actual_text = trace.render();
     let exp_blocks = blocks(expected);
@@ -101,7 +126,7 @@ pub fn explain(
         let entry = trace.entries.iter().find(|e| e.line == step.line);
         let verdict = match (&execution.failure, exp, act) {
             (Some(f), _, None) if f.line == Some(step.line) || f.line.is_none() => {
-                StepVerdict::Failed(f.error.to_string())
+                StepVerdict::Failed(stopped_by.clone().unwrap_or_else(|| f.error.to_string()))
             }
             (_, _, None) => StepVerdict::Failed("not reached".to_string()),
             (_, Some(e), Some(a)) if e == a => StepVerdict::Match,
@@ -123,7 +148,14 @@ pub fn explain(
         initial: trace.initial_board.clone(),
         steps,
         failure: execution.failure,
+        memory,
     }
+}
+
+fn m_tool(memory: &Option<Checked>) -> String {
+    memory
+        .as_ref()
+        .map_or(String::new(), |m| m.findings.tool.to_string())
 }
 
 /// A trace's steps by scenario line: header then item lines.

@@ -103,12 +103,34 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
             );
         }
     }
+    if let Some(m) = &e.memory {
+        let tool = m.findings.tool.name();
+        for note in m.findings.notes() {
+            // `asan: memory error: ...` under the heading that names the tool.
+            let note = note.strip_prefix(&format!("{tool}: ")).unwrap_or(&note);
+            let _ = writeln!(
+                out,
+                "\n{} {note}",
+                format!("memcheck ({tool}):").yellow().bold()
+            );
+        }
+        if m.findings.is_clean() {
+            let _ = writeln!(
+                out,
+                "\n{} no memory error, no leak",
+                format!("memcheck ({tool}):").yellow().bold()
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "\n{}",
-        match e.first_mismatch() {
-            Some(m) => format!("first mismatch at line {}", m.line).red().bold(),
-            None => "every step matches".green().bold(),
+        match (e.first_mismatch(), e.failing_memory_error()) {
+            (Some(m), _) => format!("first mismatch at line {}", m.line).red().bold(),
+            (None, Some(_)) => "every step matches, but a memory error fails the scenario"
+                .red()
+                .bold(),
+            (None, None) => "every step matches".green().bold(),
         }
     );
     Ok(out)

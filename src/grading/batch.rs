@@ -190,6 +190,13 @@ impl BatchSpec {
             self.fail_fast,
             |r| events.scenario(r),
         );
+        let not_run = discovered.found.len() - results.len();
+        // The memory check's leak item, after every scenario it grades.
+        let mut results = results;
+        if let Some(item) = subject.leak_item(&results) {
+            events.scenario(&item);
+            results.push(item);
+        }
         let mut summary = Summary::of(&results);
         summary.errors += discovered.errors.len();
         Outcome {
@@ -197,7 +204,7 @@ impl BatchSpec {
             partition: self.partition,
             notes: all_notes,
             errors: discovered.errors,
-            not_run: discovered.found.len() - results.len(),
+            not_run,
             results,
             summary,
             identity: discovered.identity,

@@ -100,7 +100,7 @@ pub enum Walked {
     /// against `expected`.
     Protocol {
         expected: Expected,
-        explanation: Explanation,
+        explanation: Box<Explanation>,
     },
     /// A console program, command by command, against what the course's
     /// program prints (worked out on the reference engine).
@@ -111,11 +111,13 @@ pub enum Walked {
 }
 
 impl Walked {
-    /// 1 when the subject goes wrong (or nothing ran), 0 when it passes.
+    /// 1 when the subject goes wrong (an answer, or a memory error that
+    /// fails the scenario under `--memcheck`) or nothing ran, 0 when it
+    /// passes.
     pub fn exit_code(&self) -> u8 {
         let failed = match self {
-            Walked::Protocol { explanation, .. } => explanation.first_mismatch().is_some(),
-            Walked::Console(e) => e.mismatch.is_some(),
+            Walked::Protocol { explanation, .. } => explanation.fails(),
+            Walked::Console(e) => e.fails(),
             Walked::NotRun(_) => true,
         };
         u8::from(failed)
@@ -155,7 +157,7 @@ pub fn explain_one(
     );
     Ok(Walked::Protocol {
         expected,
-        explanation,
+        explanation: Box::new(explanation),
     })
 }
 

@@ -19,9 +19,16 @@
 //!   cannot start or an engine that is not there is a [`StaffError`].
 //! - Every limit comes from the run's flags (no command keeps defaults of
 //!   its own).
+//! - **A memory check (`--memcheck`) is part of the plan**: the upload is
+//!   built for the tool here (AddressSanitizer's flags on every unit, or
+//!   as it is for valgrind), every run is checked, and the leak item
+//!   (`--leak-points`) is added after the scenarios
+//!   ([`Prepared::leak_item`]); a program built elsewhere (`--program`)
+//!   can only be checked by valgrind.
 
 use super::error::StaffError;
 use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
+use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
@@ -41,6 +48,8 @@ pub struct UploadOptions {
     /// Each scenario's limits (Lab 3 uploads and engines; console
     /// programs take theirs from `console`).
     pub limits: Limits,
+    /// Check memory (`--memcheck`): the tool and what its findings cost.
+    pub memcheck: Option<Memcheck>,
 }
 
 /// What the flags name as the thing graded, checked where it is named: an
@@ -84,8 +93,13 @@ impl SubjectSpec {
 /// What the whole run grades, set up once (for one upload or a class).
 #[derive(Clone, Debug)]
 pub enum Plan {
-    /// Lab 3 uploads, compiled with the adapter.
-    Lab3 { cpp: CppOptions, limits: Limits },
+    /// Lab 3 uploads, compiled with the adapter (for the memory checker,
+    /// when there is one: `cpp.memcheck` is its tool).
+    Lab3 {
+        cpp: CppOptions,
+        limits: Limits,
+        memcheck: Option<Memcheck>,
+    },
     /// Console programs of one course, judged on their transcripts.
     Console(Arc<ConsoleGrader>),
     /// An engine speaking the protocol.
@@ -245,17 +259,39 @@ impl Plan {
         Ok(match upload_kind(found, options.force_console)? {
             UploadKind::Lab3 => {
                 check_lab3(found)?;
-                Plan::Lab3 {
-                    cpp: options.cpp.clone(),
-                    limits: options.limits.clone(),
-                }
+                Plan::lab3(options)
             }
-            UploadKind::Console => Plan::Console(Arc::new(ConsoleGrader::new(
-                found,
-                store,
-                options.console.clone(),
-            )?)),
+            UploadKind::Console => Plan::for_console(found, store, options)?,
         })
+    }
+
+    /// The plan for Lab 3 uploads as these options build them (for the
+    /// memory checker, when there is one), the scenarios already checked.
+    pub fn lab3(options: &UploadOptions) -> Plan {
+        Plan::Lab3 {
+            cpp: CppOptions {
+                memcheck: options.memcheck.map(|m| m.tool),
+                ..options.cpp.clone()
+            },
+            limits: options.limits.clone(),
+            memcheck: options.memcheck,
+        }
+    }
+
+    /// The plan for console uploads of the course `found` is (`explain`
+    /// and `shrink` of one console upload): its grader set up once.
+    pub fn for_console(
+        found: &[Found],
+        store: &SnapshotStore,
+        options: &UploadOptions,
+    ) -> Result<Plan, StaffError> {
+        let console = ConsoleOptions {
+            memcheck: options.memcheck,
+            ..options.console.clone()
+        };
+        Ok(Plan::Console(Arc::new(ConsoleGrader::new(
+            found, store, console,
+        )?)))
     }
 
     /// The plan for a console program graded as is (`--program`): the
@@ -265,11 +301,27 @@ impl Plan {
         store: &SnapshotStore,
         options: &UploadOptions,
     ) -> Result<Plan, StaffError> {
-        Ok(Plan::Console(Arc::new(ConsoleGrader::new(
-            found,
-            store,
-            options.console.clone(),
-        )?)))
+        if options.memcheck.is_some_and(|m| m.tool == Tool::Asan) {
+            return Err(StaffError::Usage(
+                "--memcheck=asan needs the program built by the grader (--submission); a --program built elsewhere can be checked with --memcheck=valgrind".into(),
+            ));
+        }
+        Plan::for_console(found, store, options)
+    }
+
+    /// The memory check's note (`memcheck: AddressSanitizer; ...`), once
+    /// per run (a class's header).
+    pub fn memcheck_note(&self) -> Option<String> {
+        self.memcheck().map(|m| memcheck::describe(&m))
+    }
+
+    /// The memory check of this plan's runs (`--memcheck`), if any.
+    pub fn memcheck(&self) -> Option<Memcheck> {
+        match self {
+            Plan::Lab3 { memcheck, .. } => *memcheck,
+            Plan::Console(grader) => grader.memcheck(),
+            Plan::Engine { .. } | Plan::Reference { .. } => None,
+        }
     }
 
     /// Whether this plan's verdicts are comparisons with the snapshots
@@ -301,15 +353,22 @@ impl Plan {
         let name = format!("submission {}", upload.display());
         let started = Instant::now();
         let built = match self {
-            Plan::Lab3 { cpp, limits } => submission::build_cpp(upload, cpp).map(|build| {
+            Plan::Lab3 {
+                cpp,
+                limits,
+                memcheck,
+            } => submission::build_cpp(upload, cpp).map(|build| {
                 let command = build.command.clone();
                 let limits = limits.clone();
+                let checker = build.checker(*memcheck);
                 let mut notes = build.notes.clone();
                 notes.push(compiled(started, cpp));
                 (
                     Run::Subjects(Arc::new(move || {
-                        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
-                            as Box<dyn Subject>
+                        Box::new(
+                            ProcessSubject::new(command.clone(), limits.clone())
+                                .with_memcheck(checker.clone()),
+                        ) as Box<dyn Subject>
                     })),
                     notes,
                     Keep::Lab3(build),
@@ -377,10 +436,12 @@ impl Plan {
             }
             Err(BuildError::Io(m)) => return Err(StaffError::Build(m)),
         };
+        notes.extend(self.memcheck_note());
         Ok(Prepared {
             name,
             notes,
             run,
+            memcheck: self.memcheck(),
             _keep: keep,
         })
     }
@@ -394,6 +455,7 @@ impl Plan {
                 Prepared {
                     name: format!("engine {}", command.program.display()),
                     notes: Vec::new(),
+                    memcheck: None,
                     run: Run::Subjects(Arc::new(move || {
                         Box::new(ProcessSubject::new(command.clone(), limits.clone()))
                             as Box<dyn Subject>
@@ -405,6 +467,7 @@ impl Plan {
             Plan::Lab3 { .. } | Plan::Console(_) => Prepared {
                 name: "nothing".into(),
                 notes: Vec::new(),
+                memcheck: None,
                 run: Run::Failed {
                     kind: FailureKind::NotRecognised("no upload was built".into()),
                     message: "no upload was built".into(),
@@ -430,7 +493,8 @@ impl Plan {
             })?;
         Ok(Prepared {
             name: format!("program {}", path.display()),
-            notes: Vec::new(),
+            notes: self.memcheck_note().into_iter().collect(),
+            memcheck: self.memcheck(),
             run: Run::Console {
                 grader: grader.clone(),
                 program: grader.program(program),
@@ -445,7 +509,7 @@ fn compiled(started: Instant, cpp: &CppOptions) -> String {
         "compile: {:.2}s ({} {})",
         started.elapsed().as_secs_f64(),
         cpp.compiler,
-        cpp.cflags.join(" ")
+        cpp.all_flags().join(" ")
     )
 }
 
@@ -480,6 +544,8 @@ pub struct Prepared {
     pub name: String,
     pub notes: Vec<String>,
     run: Run,
+    /// The memory check of its runs (`--memcheck`), for the leak item.
+    memcheck: Option<Memcheck>,
     _keep: Keep,
 }
 
@@ -498,6 +564,7 @@ impl Prepared {
         Prepared {
             name: "reference engine".into(),
             notes: Vec::new(),
+            memcheck: None,
             run: Run::Reference(timeout),
             _keep: Keep::Nothing,
         }
@@ -511,8 +578,24 @@ impl Prepared {
         Prepared {
             name: name.into(),
             notes: Vec::new(),
+            memcheck: None,
             run: Run::Subjects(Arc::new(make)),
             _keep: Keep::Nothing,
+        }
+    }
+
+    /// The memory check's leak item (`--leak-points`), graded on `results`
+    /// (this subject's, as [`Prepared::run`] gave them): earned when no
+    /// checked scenario leaked; failed with the build's reason when
+    /// nothing could run. `None` without a leak item, or when no result
+    /// was checked.
+    pub fn leak_item(&self, results: &[ScenarioResult]) -> Option<ScenarioResult> {
+        let LeakPolicy::Item(points) = self.memcheck?.policy.leaks else {
+            return None;
+        };
+        match &self.run {
+            Run::Failed { kind, .. } => Some(memcheck::leak_item_not_run(kind.clone(), points)),
+            _ => memcheck::leak_item(results, points),
         }
     }
 
@@ -724,6 +807,7 @@ mod tests {
             console: ConsoleOptions::new(Default::default(), Limits::default()),
             force_console: false,
             limits: Limits::default(),
+            memcheck: None,
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(
@@ -760,6 +844,7 @@ mod tests {
             // A compiler that does not exist: never started.
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
+            memcheck: None,
         };
         let err = plan.build(Path::new("/nonexistent/upload")).unwrap_err();
         assert!(matches!(err, StaffError::MissingUpload(_)), "{err}");
@@ -778,6 +863,7 @@ mod tests {
         let plan = Plan::Lab3 {
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
+            memcheck: None,
         };
         let prepared = plan.build(dir.path()).unwrap();
         let kind = prepared.not_run().expect("nothing to run").clone();
@@ -793,10 +879,68 @@ mod tests {
     }
 
     #[test]
+    fn a_memory_check_is_the_plans_own_build_and_leak_item() {
+        use crate::memcheck::{ErrorPolicy, Policy};
+        let check = |tool, leaks| Memcheck {
+            tool,
+            policy: Policy {
+                errors: ErrorPolicy::Fail,
+                leaks,
+            },
+        };
+        let options = |memcheck| UploadOptions {
+            cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
+            console: ConsoleOptions::new(Default::default(), Limits::default()),
+            force_console: false,
+            limits: Limits::default(),
+            memcheck,
+        };
+        // The plan, not the command line, builds the upload for the tool.
+        let asan = check(Tool::Asan, LeakPolicy::Item(5));
+        let plan = Plan::lab3(&options(Some(asan)));
+        let Plan::Lab3 { cpp, .. } = &plan else {
+            panic!("{plan:?}")
+        };
+        assert_eq!(cpp.memcheck, Some(Tool::Asan));
+        assert_eq!(plan.memcheck(), Some(asan));
+        let Plan::Lab3 { cpp, .. } = Plan::lab3(&options(None)) else {
+            unreachable!()
+        };
+        assert_eq!(cpp.memcheck, None);
+        // An upload that is not recognised: its scenarios and the leak item
+        // fail with the same reason, and the check is noted.
+        let dir = tempfile::tempdir().unwrap();
+        let prepared = plan.build(dir.path()).unwrap();
+        assert_eq!(
+            prepared.notes.last().map(String::as_str),
+            Some(
+                "memcheck: AddressSanitizer; a memory error fails its scenario; leaks are a test item of their own (5 points, `memcheck: memory leaks`)"
+            )
+        );
+        let item = prepared.leak_item(&[]).expect("a leak item");
+        assert_eq!((item.points, item.is_failure()), (5, true));
+        assert_eq!(item.name, Path::new(memcheck::LEAK_ITEM));
+        // Without --leak-points there is none.
+        let notes = Plan::lab3(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
+            .build(dir.path())
+            .unwrap();
+        assert!(notes.leak_item(&[]).is_none());
+        // A program built elsewhere has no AddressSanitizer in it.
+        let store = SnapshotStore::new(dir.path());
+        let err = Plan::for_program(&[], &store, &options(Some(asan))).unwrap_err();
+        assert!(matches!(err, StaffError::Usage(_)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("--memcheck=asan needs the program built by the grader")
+        );
+    }
+
+    #[test]
     fn program_needs_a_console_plan_and_an_executable() {
         let plan = Plan::Lab3 {
             cpp: CppOptions::new("g++", Duration::from_secs(1)),
             limits: Limits::default(),
+            memcheck: None,
         };
         assert!(matches!(
             plan.program(Path::new("/bin/true")),

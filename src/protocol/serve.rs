@@ -197,9 +197,14 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError
             state.game()?.position().board_text()
         )]),
         Request::Scan(ScanKind::Valid) => {
-            let moves = state.game()?.position().valid_moves();
-            let mut lines = vec![format!("SCAN {}", moves.len())];
-            lines.extend(moves.iter().map(|m| format!("{} {}", m.from, m.to)));
+            // One line per (from, to): a promotion is one move per role
+            // it may promote to, but one square pair on the wire.
+            let mut pairs: Vec<_> = (state.game()?.position().valid_moves().iter())
+                .map(|m| (m.from, m.to))
+                .collect();
+            pairs.dedup();
+            let mut lines = vec![format!("SCAN {}", pairs.len())];
+            lines.extend(pairs.iter().map(|(from, to)| format!("{from} {to}")));
             Ok(lines)
         }
         Request::Scan(ScanKind::Threat) => {
@@ -268,6 +273,17 @@ mod tests {
         assert_eq!(
             out,
             "HELLO 2 caps=scan name=chessgrade-serve\nOK\nOK\nOK\nOK\nBOARD ..../...p/..../K...\n1\nBOARD ..../...p/K.../....\n0\nSCAN 0\n"
+        );
+    }
+
+    #[test]
+    fn a_promotion_is_one_scan_line() {
+        // Found by tests/it/serve.rs's proptest: four roles, one square pair.
+        let out =
+            session("RULES standard\nNEW 1 1\nFEN 4k3/P7/8/8/8/8/8/4K3 w - - 0 1\nSCAN VALID\n");
+        assert_eq!(
+            out,
+            "OK\nOK\nOK\nSCAN 6\n1 0 0 0\n7 4 6 3\n7 4 6 4\n7 4 6 5\n7 4 7 3\n7 4 7 5\n"
         );
     }
 

@@ -389,6 +389,7 @@ mod tests {
                     details: String::new(),
                     elapsed_secs: 0.0,
                     boards: vec![],
+                    memory: None,
                 })
                 .collect(),
             run: None,

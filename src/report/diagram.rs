@@ -463,7 +463,11 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
                 );
             }
         }
-        FailureKind::Subject(_) | FailureKind::CompileError(_) | FailureKind::NotRecognised(_) => {}
+        FailureKind::Subject(_)
+        | FailureKind::CompileError(_)
+        | FailureKind::NotRecognised(_)
+        | FailureKind::MemoryError(_)
+        | FailureKind::MemoryLeaks(_) => {}
     }
     let shown = |b: &BoardText| out.iter().any(|d: &Diagram| d.board == b.as_str());
     if !f.board_before.as_str().is_empty() && !shown(&f.board_before) {

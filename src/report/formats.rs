@@ -104,6 +104,17 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         case.push_attribute(("file", sanitize::xml(&s.path).as_ref()));
         case.push_attribute(("time", format!("{:.3}", s.elapsed_secs).as_str()));
         let tag = match s.status {
+            // A pass with what a memory check noted (a leak) keeps the
+            // note in the case's output.
+            Status::Pass | Status::Updated if !s.memory_notes().is_empty() => {
+                w.write_event(Event::Start(case))?;
+                w.write_event(Event::Start(BytesStart::new("system-out")))?;
+                let notes = sanitize::xml(&s.memory_notes().join("\n")).into_owned();
+                w.write_event(Event::Text(quick_xml::events::BytesText::new(&notes)))?;
+                w.write_event(Event::End(BytesEnd::new("system-out")))?;
+                w.write_event(Event::End(BytesEnd::new("testcase")))?;
+                continue;
+            }
             Status::Pass | Status::Updated => {
                 w.write_event(Event::Empty(case))?;
                 continue;
@@ -140,6 +151,17 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for s in &report.scenarios {
         if matches!(s.status, Status::Pass | Status::Updated) {
+            // What a memory check noted on a passing scenario: a warning.
+            let notes = s.memory_notes();
+            if !notes.is_empty() {
+                writeln!(
+                    out,
+                    "::warning file={},title={}::{}",
+                    escape_property(&s.path),
+                    escape_property(&format!("chessgrade: {}", s.name)),
+                    escape_data(&notes.join("\n"))
+                )?;
+            }
             continue;
         }
         let line = s.line.map_or(String::new(), |l| format!(",line={l}"));
@@ -190,6 +212,7 @@ mod tests {
             details: "details <&> ]]> end".into(),
             elapsed_secs: 0.25,
             boards: Vec::new(),
+            memory: None,
         };
         Report {
             chessgrade_report: REPORT_VERSION,
@@ -336,5 +359,62 @@ mod tests {
         assert!(text.starts_with("::error file=scenarios/a/y.txt,line=7,title=chessgrade%3A a/y.txt::a call did not match, at line 7"), "{text}");
         assert!(text.contains("%0Adetails"));
         assert!(text.ends_with("chessgrade: 1 passed, 1 failed, 0 errors; points 2/4\n"));
+    }
+
+    /// A report whose passing scenario leaked (the memory check's note).
+    fn leaking() -> Report {
+        use crate::memcheck::{Findings, Frame, Leak, Leaks, Tool};
+        let mut report = sample();
+        report.scenarios[0].memory = Some(Findings {
+            tool: Tool::Valgrind,
+            error: None,
+            errors: 0,
+            leaks: Some(Leaks {
+                bytes: 64,
+                blocks: 2,
+                largest: vec![Leak {
+                    bytes: 64,
+                    blocks: 2,
+                    allocated: Some(Frame {
+                        function: "Board::add".into(),
+                        file: "Board.cpp".into(),
+                        line: 40,
+                    }),
+                }],
+            }),
+        });
+        report
+    }
+
+    #[test]
+    fn a_leak_on_a_passing_scenario_is_in_every_format() {
+        let note = "valgrind: memory leak: 64 bytes leaked in 2 blocks: 64 bytes in 2 blocks allocated at Board.cpp:40 (Board::add)";
+        let with = |f: fn(&Report, &mut dyn Write) -> io::Result<()>| {
+            let mut buf = Vec::new();
+            f(&leaking(), &mut buf).unwrap();
+            String::from_utf8(buf).unwrap()
+        };
+        let xml = with(junit);
+        assert!(
+            xml.contains(&format!("<system-out>{note}</system-out>")),
+            "{xml}"
+        );
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        while !matches!(reader.read_event().expect("well-formed XML"), Event::Eof) {}
+        let gh = with(github);
+        assert!(
+            gh.starts_with(
+                "::warning file=scenarios/a/x.txt,title=chessgrade%3A a/x.txt::valgrind: memory leak"
+            ),
+            "{gh}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&with(json)).unwrap();
+        let m = &v["scenarios"][0]["memory"];
+        assert_eq!(m["tool"], "valgrind");
+        assert_eq!(m["leaks"]["bytes"], 64);
+        assert_eq!(m["leaks"]["largest"][0]["allocated"]["line"], 40);
+        assert_eq!(v["scenarios"][1].get("memory"), None, "unchecked: no field");
+        let back: Report = serde_json::from_value(v).unwrap();
+        assert_eq!(back, leaking(), "merge reads it back");
     }
 }

@@ -77,12 +77,31 @@ pub fn page(title: &str, reports: &[Report]) -> String {
                 continue;
             };
             let text = format!("{}/{}", s.earned, s.points);
+            let notes = s.memory_notes();
             match s.status {
-                Status::Pass | Status::Updated => {
+                Status::Pass | Status::Updated if notes.is_empty() => {
                     let _ = write!(
                         h,
                         "<td data-sort=\"{}\" class=\"pass\">{text}</td>",
                         s.earned
+                    );
+                }
+                // Passed, with what a memory check noted (a leak).
+                Status::Pass | Status::Updated => {
+                    let id = format!("d-{ri}-{ci}");
+                    let _ = write!(
+                        h,
+                        "<td data-sort=\"{}\" class=\"pass noted\"><button type=\"button\" class=\"open\" data-detail=\"{id}\" title=\"{}\">{text}</button></td>",
+                        s.earned,
+                        esc(&notes.join("\n"))
+                    );
+                    let _ = write!(
+                        details,
+                        "<section class=\"detail\" id=\"{id}\" hidden>\n<h2>{} — {}</h2>\n<p class=\"cause\"><span class=\"class\">memcheck</span> {}</p>\n<pre>{}</pre>\n</section>\n",
+                        esc(&r.subject),
+                        esc(&s.name),
+                        esc(&notes.join("; ")),
+                        esc(&s.details)
                     );
                 }
                 Status::Fail | Status::Error => {
@@ -232,6 +251,8 @@ table#results{border-collapse:collapse;font-size:.85em}
 #results td.subject{text-align:left;font-weight:bold}
 #results td.pass{background:#e3f5e1;color:#225522}
 #results td.fail{background:#fbe0de}
+#results td.noted{background:#f7f1d0}
+#results td.noted button.open{color:#225522}
 #results td.none{color:#aaa}
 button.open{border:0;background:none;color:#a11;font:inherit;font-weight:bold;cursor:pointer;text-decoration:underline}
 th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
@@ -321,6 +342,7 @@ mod tests {
             } else {
                 vec![]
             },
+            memory: None,
         }
     }
 
@@ -352,5 +374,41 @@ mod tests {
             "<td class=\"missing dark\" title=\"expected, not answered\"><i>+</i>·</td>"
         ));
         assert!(!h.contains("http"), "no network references");
+    }
+
+    #[test]
+    fn a_passing_scenario_that_leaked_opens_its_note() {
+        use crate::memcheck::{Findings, Leak, Leaks, Tool};
+        let mut leaked = rec("a/x.txt", Status::Pass);
+        leaked.memory = Some(Findings {
+            tool: Tool::Asan,
+            error: None,
+            errors: 0,
+            leaks: Some(Leaks {
+                bytes: 48,
+                blocks: 3,
+                largest: vec![Leak {
+                    bytes: 48,
+                    blocks: 3,
+                    allocated: None,
+                }],
+            }),
+        });
+        leaked.details = "PASS a/x.txt".into();
+        let report = Report {
+            chessgrade_report: REPORT_VERSION,
+            subject: "alice".into(),
+            partition: None,
+            elapsed_secs: 0.0,
+            notes: vec![],
+            scenarios: vec![leaked],
+            run: None,
+        };
+        let h = page("class", &[report]);
+        assert!(h.contains("class=\"pass noted\""), "{h}");
+        assert!(h.contains(
+            "<span class=\"class\">memcheck</span> asan: memory leak: 48 bytes leaked in 3 blocks"
+        ));
+        assert_eq!(h.matches("<section class=\"detail\"").count(), 1);
     }
 }

@@ -54,6 +54,43 @@ impl<W: Write> HumanReporter<W> {
         if self.quiet && !r.is_failure() {
             return Ok(());
         }
+        self.scenario_verdict(r)?;
+        self.memory_notes(r)
+    }
+
+    /// What a memory check found that the verdict does not already say: a
+    /// leak, or an error graded as a note.
+    fn memory_notes(&mut self, r: &ScenarioResult) -> io::Result<()> {
+        let Some(m) = &r.memory else {
+            return Ok(());
+        };
+        let failed_on_it =
+            matches!(&r.verdict, Verdict::Fail(f) if matches!(f.kind, FailureKind::MemoryError(_)));
+        let tool = m.tool.name();
+        if let Some(e) = m.error.as_ref().filter(|_| !failed_on_it) {
+            let more = match m.errors.saturating_sub(1) {
+                0 => String::new(),
+                n => format!(" (and {n} more)"),
+            };
+            writeln!(
+                self.out,
+                "      {} memory error{more}: {}",
+                format!("memcheck ({tool}):").yellow(),
+                terminal(&e.to_string())
+            )?;
+        }
+        if let Some(l) = &m.leaks {
+            writeln!(
+                self.out,
+                "      {} memory leak: {}",
+                format!("memcheck ({tool}):").yellow(),
+                terminal(&l.to_string())
+            )?;
+        }
+        Ok(())
+    }
+
+    fn scenario_verdict(&mut self, r: &ScenarioResult) -> io::Result<()> {
         let label = match &r.verdict {
             Verdict::Pass => "PASS".green().bold(),
             Verdict::Updated { was_new: true, .. } => " NEW".cyan().bold(),
@@ -104,6 +141,9 @@ impl<W: Write> HumanReporter<W> {
                 format!("line {l} (trace line {})", m.trace_line)
             }
             (Some(l), _) => format!("line {l}"),
+            (None, FailureKind::MemoryError(m)) if m.at_end => {
+                "the end (after the last step)".to_string()
+            }
             (None, FailureKind::Transcript(t)) => {
                 t.place.clone().unwrap_or_else(|| "setup".to_string())
             }
@@ -117,10 +157,15 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::CompileError(_) => "compile error".to_string(),
             FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
             FailureKind::Transcript(t) => t.problem.to_string(),
+            FailureKind::MemoryError(m) => {
+                format!("memory error ({}): {}", m.tool, m.error.kind.name())
+            }
+            FailureKind::MemoryLeaks(l) => l.to_string(),
         };
         if let Some(heading) = match f.kind {
             FailureKind::CompileError(_) => Some("the submission did not compile:"),
             FailureKind::NotRecognised(_) => Some("the upload is not a submission of this kind:"),
+            FailureKind::MemoryLeaks(_) => Some("memory was leaked:"),
             _ => None,
         } {
             writeln!(self.out, "      {}", heading.red())?;
@@ -145,6 +190,26 @@ impl<W: Write> HumanReporter<W> {
             }
             FailureKind::BoardOutOfSync { .. } | FailureKind::Subject(_) => {}
             FailureKind::Transcript(t) => self.transcript(t)?,
+            FailureKind::MemoryError(m) => self.memory_error(&m.error)?,
+            FailureKind::MemoryLeaks(l) => {
+                writeln!(self.out, "        {}", terminal(&what).red())?;
+                const SHOWN: usize = 10;
+                for (name, leaks) in l.leaked.iter().take(SHOWN) {
+                    writeln!(
+                        self.out,
+                        "{INDENT}{}: {}",
+                        terminal(name),
+                        terminal(&leaks.to_string())
+                    )?;
+                }
+                if l.leaked.len() > SHOWN {
+                    writeln!(
+                        self.out,
+                        "{INDENT}… ({} more scenarios)",
+                        l.leaked.len() - SHOWN
+                    )?;
+                }
+            }
         }
         for diagram in failure_diagrams(f) {
             self.diagram(&diagram)?;
@@ -159,6 +224,41 @@ impl<W: Write> HumanReporter<W> {
             if lines.len() > SHOWN {
                 writeln!(self.out, "{INDENT}… ({} more lines)", lines.len() - SHOWN)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Where a memory error was made, and where its memory was freed and
+    /// allocated, each in the student's files.
+    fn memory_error(&mut self, e: &crate::memcheck::MemoryError) -> io::Result<()> {
+        let mut detail = e.detail.clone();
+        if let Some(access) = e.access {
+            detail = format!("{access}, {detail}");
+        }
+        if !detail.is_empty() {
+            writeln!(self.out, "{INDENT}{}", terminal(&detail))?;
+        }
+        let none = "(no frame in the submission's files)".to_string();
+        let at = e.at.as_ref().map_or(none.clone(), ToString::to_string);
+        writeln!(self.out, "{INDENT}at {}", terminal(&at).bold())?;
+        if let Some(freed) = &e.freed {
+            writeln!(
+                self.out,
+                "{INDENT}freed at {}",
+                terminal(&freed.to_string())
+            )?;
+        }
+        if let Some(allocated) = &e.allocated {
+            let word = if e.kind == crate::memcheck::ErrorKind::Uninitialised {
+                "created"
+            } else {
+                "allocated"
+            };
+            writeln!(
+                self.out,
+                "{INDENT}{word} at {}",
+                terminal(&allocated.to_string())
+            )?;
         }
         Ok(())
     }
@@ -262,6 +362,7 @@ impl<W: Write> HumanReporter<W> {
     /// Every failure again, one line each with its cause (as nextest ends
     /// a run), so a long batch's failures need no scrolling back.
     pub fn recap(&mut self, results: &[ScenarioResult]) -> io::Result<()> {
+        self.memory_summary(results)?;
         let failed: Vec<&ScenarioResult> = results.iter().filter(|r| r.is_failure()).collect();
         if failed.is_empty() {
             return Ok(());
@@ -287,6 +388,32 @@ impl<W: Write> HumanReporter<W> {
             )?;
         }
         Ok(())
+    }
+
+    /// One line on what a memory check found over the run (nothing when
+    /// memory was not checked).
+    fn memory_summary(&mut self, results: &[ScenarioResult]) -> io::Result<()> {
+        let checked: Vec<&crate::memcheck::Findings> =
+            results.iter().filter_map(|r| r.memory.as_ref()).collect();
+        let Some(first) = checked.first() else {
+            return Ok(());
+        };
+        let with_errors = checked.iter().filter(|m| m.error.is_some()).count();
+        let leaking: Vec<u64> = checked
+            .iter()
+            .filter_map(|m| m.leaks.as_ref().map(|l| l.bytes))
+            .collect();
+        let leaks = match leaking.len() {
+            0 => "none leaked".to_string(),
+            n => format!("{n} leaked ({} bytes in all)", leaking.iter().sum::<u64>()),
+        };
+        let n = checked.len();
+        writeln!(
+            self.out,
+            "\n{} {n} scenario{} checked: {with_errors} with memory errors, {leaks}",
+            format!("memcheck ({}):", first.tool.name()).yellow().bold(),
+            if n == 1 { "" } else { "s" }
+        )
     }
 
     /// A note that `--fail-fast` left scenarios out.

@@ -12,6 +12,7 @@
 
 use super::HumanReporter;
 use super::diagram::{Diagram, failure_diagrams};
+use crate::memcheck::Findings;
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -86,7 +87,7 @@ pub struct ScenarioRecord {
     pub status: Status,
     /// For failures: wrong_answer, board_out_of_sync, timeout, crash,
     /// malformed_answer, exited_early, compile_error, not_recognised,
-    /// no_snapshot, input_error.
+    /// memory_error, memory_leak, no_snapshot, input_error.
     pub class: Option<String>,
     /// The scenario line of the first mismatch, when there is one.
     pub line: Option<u32>,
@@ -100,6 +101,20 @@ pub struct ScenarioRecord {
     /// Board diagrams of the first mismatch (the HTML report draws them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boards: Vec<Diagram>,
+    /// What a memory check found (`--memcheck`): the first error, the
+    /// number of errors, the leaks; present on every checked scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Findings>,
+}
+
+impl ScenarioRecord {
+    /// The memory check's findings as note lines (none when unchecked or clean).
+    pub fn memory_notes(&self) -> Vec<String> {
+        self.memory
+            .as_ref()
+            .map(Findings::notes)
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -230,6 +245,9 @@ impl Report {
             run: Some(identity.clone()),
         };
         let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
+        // The memory check's leak item is each slice's own: one item for
+        // the run, failed when any slice's failed (its points once).
+        let mut leak_item: Option<ScenarioRecord> = None;
         for (file, r) in reports {
             merged.elapsed_secs += r.elapsed_secs;
             for n in r.notes {
@@ -238,6 +256,13 @@ impl Report {
                 }
             }
             for s in r.scenarios {
+                if s.name == crate::memcheck::LEAK_ITEM {
+                    let worse = leak_item.as_ref().is_none_or(|k| s.earned < k.earned);
+                    if worse {
+                        leak_item = Some(s);
+                    }
+                    continue;
+                }
                 if let Some((other, _)) = by_name.get(&s.name) {
                     return Err(MergeError::DuplicateScenario {
                         name: s.name,
@@ -256,6 +281,7 @@ impl Report {
             });
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
+        merged.scenarios.extend(leak_item);
         Ok(merged)
     }
 }
@@ -391,6 +417,8 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::CompileError(_) => "compile error".to_string(),
                 FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
                 FailureKind::Transcript(t) => t.problem.to_string(),
+                FailureKind::MemoryError(m) => m.to_string(),
+                FailureKind::MemoryLeaks(l) => l.to_string(),
             };
             let at = match (f.line, &f.kind) {
                 (Some(l), _) => format!(" at line {l}"),
@@ -418,7 +446,8 @@ fn status_of(r: &ScenarioResult) -> Described {
 impl ScenarioRecord {
     fn from_result(r: &ScenarioResult) -> ScenarioRecord {
         let (status, class, line, step, message) = status_of(r);
-        let details = if status == Status::Pass {
+        let noted = r.memory.as_ref().is_some_and(|m| !m.is_clean());
+        let details = if status == Status::Pass && !noted {
             String::new()
         } else {
             plain_details(r)
@@ -440,6 +469,7 @@ impl ScenarioRecord {
                 Verdict::Fail(f) => failure_diagrams(f),
                 _ => Vec::new(),
             },
+            memory: r.memory.clone(),
         }
     }
 }
@@ -476,6 +506,7 @@ mod tests {
             details: String::new(),
             elapsed_secs: 0.5,
             boards: Vec::new(),
+            memory: None,
         }
     }
 
@@ -583,6 +614,27 @@ mod tests {
             Report::merge(reports),
             Err(MergeError::DuplicateScenario { .. })
         ));
+    }
+
+    #[test]
+    fn each_slices_leak_item_merges_into_one_failed_if_any_failed() {
+        let item = |status| {
+            let mut r = record(crate::memcheck::LEAK_ITEM, status, 5);
+            r.path = crate::memcheck::LEAK_ITEM.into();
+            r
+        };
+        let mut reports = both();
+        reports[0].1.scenarios.push(item(Status::Pass));
+        reports[1].1.scenarios.push(item(Status::Fail));
+        let m = Report::merge(reports).unwrap();
+        let names: Vec<_> = m.scenarios.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["a.txt", "b.txt", "d.txt", crate::memcheck::LEAK_ITEM]
+        );
+        assert_eq!(m.scenarios[3].status, Status::Fail);
+        let t = m.totals();
+        assert_eq!((t.points, t.possible), (5, 11), "the item's points once");
     }
 
     #[test]

@@ -4,21 +4,51 @@
 //! subject failing outright. At the same line a wrong value wins over a
 //! board difference.
 
-use super::{Failure, FailureKind, Found, ScenarioResult, SnapshotMode, Verdict, execute};
+use super::{
+    Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, Verdict, execute,
+};
 use crate::compare::{Detail, compare};
 use crate::engine::{Board, BoardText};
+use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
 use crate::snapshot::{Snapshot, SnapshotStore};
 use crate::subject::{Setup, Subject, SubjectError};
 use crate::trace::Trace;
 use std::collections::HashMap;
 
+/// The scenario's verdict, and what a memory check found in it.
 pub(super) fn judge(
     found: &Found,
     scenario: &Scenario,
     subject: &mut dyn Subject,
     store: &SnapshotStore,
     mode: SnapshotMode,
+) -> (Verdict, Option<Findings>) {
+    let mut memory = None;
+    let verdict = judge_trace(found, scenario, subject, store, mode, &mut memory);
+    (verdict, memory.map(|m| m.findings))
+}
+
+/// The memory error that fails the scenario, if the policy says errors
+/// fail: at the step where the subject stopped (`stopped`: the checker
+/// stops a process at its first error), or after the last step.
+fn failing_memory_error(memory: &Option<Checked>, stopped: bool) -> Option<FailureKind> {
+    let m = memory.as_ref().filter(|m| m.errors == ErrorPolicy::Fail)?;
+    let error = m.findings.error.clone()?;
+    Some(FailureKind::MemoryError(Box::new(MemoryFailure {
+        tool: m.findings.tool,
+        error,
+        at_end: !stopped,
+    })))
+}
+
+fn judge_trace(
+    found: &Found,
+    scenario: &Scenario,
+    subject: &mut dyn Subject,
+    store: &SnapshotStore,
+    mode: SnapshotMode,
+    memory: &mut Option<Checked>,
 ) -> Verdict {
     // The file's text, for quoting a step in a report: read again only
     // when something is reported (the parsed scenario does not keep it).
@@ -40,6 +70,7 @@ pub(super) fn judge(
     }
     let execution = execute(scenario, subject);
     subject.finish();
+    *memory = subject.memory();
     let trace = &execution.trace;
 
     let expected = match store.load(&found.rel) {
@@ -54,15 +85,21 @@ pub(super) fn judge(
     };
     let actual = trace.render();
     let subject_failure = execution.failure.clone();
+    // A memory error that fails the scenario: the subject's own failure
+    // where it stopped there (the checker ended it), else after the end.
+    let memory_error = failing_memory_error(memory, subject_failure.is_some());
 
-    if subject_failure.is_none() && expected.as_ref().is_some_and(|s| s.matches(&actual)) {
+    if subject_failure.is_none()
+        && memory_error.is_none()
+        && expected.as_ref().is_some_and(|s| s.matches(&actual))
+    {
         if mode != SnapshotMode::Check {
             // A result that matches again makes any pending proposal stale.
             let _ = store.discard_pending(&found.rel);
         }
         return Verdict::Pass;
     }
-    if subject_failure.is_none() && mode != SnapshotMode::Check {
+    if subject_failure.is_none() && memory_error.is_none() && mode != SnapshotMode::Check {
         return write_snapshot(found, store, mode, &actual, expected.is_none());
     }
     // Asked only now: a failure's report shows it, and a fork server's
@@ -85,10 +122,19 @@ pub(super) fn judge(
             stderr: stderr.clone(),
         }))
     };
+    // The subject's failure as reported: the memory error that caused it.
+    let subject_failure = subject_failure.map(|f| {
+        let kind = match (&memory_error, f.error) {
+            (Some(m), _) => m.clone(),
+            (None, error) => FailureKind::Subject(error),
+        };
+        (f.line, kind)
+    });
     let Some(expected) = expected else {
-        return match subject_failure {
-            Some(f) => failure_at(f.line, FailureKind::Subject(f.error)),
-            None => Verdict::NoSnapshot,
+        return match (subject_failure, memory_error) {
+            (Some((line, kind)), _) => failure_at(line, kind),
+            (None, Some(kind)) => failure_at(None, kind),
+            (None, None) => Verdict::NoSnapshot,
         };
     };
 
@@ -101,7 +147,7 @@ pub(super) fn judge(
         // the subject's failure, reported below, not a wrong answer.
         let before_failure = match (&subject_failure, line) {
             (None, _) => true,
-            (Some(f), Some(l)) => f.line.is_some_and(|fl| l < fl),
+            (Some((fl, _)), Some(l)) => fl.is_some_and(|fl| l < fl),
             (Some(_), None) => false,
         };
         if before_failure {
@@ -136,13 +182,14 @@ pub(super) fn judge(
             },
         ));
     }
-    if let Some(f) = subject_failure {
-        candidates.push((
-            f.line.unwrap_or(0),
-            2,
-            f.line,
-            FailureKind::Subject(f.error),
-        ));
+    match subject_failure {
+        Some((line, kind)) => candidates.push((line.unwrap_or(0), 2, line, kind)),
+        // After every step: the last thing that can go wrong.
+        None => {
+            if let Some(kind) = memory_error {
+                candidates.push((u32::MAX, 3, None, kind));
+            }
+        }
     }
     candidates.sort_by_key(|c| (c.0, c.1));
     match candidates.into_iter().next() {
@@ -256,4 +303,138 @@ fn first_board_drift(
         let exp = per_step.get(&e.line)?;
         (exp != &e.board_after).then(|| (Some(e.line), exp.clone(), e.board_after.clone()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Coord, Square};
+    use crate::memcheck::{Access, Checked, ErrorKind, Findings, MemoryError, Tool};
+    use crate::subject::EngineSubject;
+    use std::path::PathBuf;
+
+    /// The reference engine as a checked subject: its answers are right,
+    /// its memory check reports `findings`, and it crashes at the
+    /// `crash_at`-th `movePiece` (1-based) when asked to.
+    struct CheckedEngine {
+        engine: EngineSubject,
+        memory: Checked,
+        crash_at: Option<usize>,
+        moves: usize,
+    }
+
+    impl Subject for CheckedEngine {
+        fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
+            self.engine.setup(setup)
+        }
+        fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
+            self.engine.valid_scan()
+        }
+        fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {
+            self.engine.threat_scan()
+        }
+        fn move_piece(&mut self, from: Coord, to: Coord) -> Result<bool, SubjectError> {
+            self.moves += 1;
+            if self.crash_at == Some(self.moves) {
+                return Err(SubjectError::ExitedEarly(Some(1)));
+            }
+            self.engine.move_piece(from, to)
+        }
+        fn board(&mut self) -> Result<BoardText, SubjectError> {
+            self.engine.board()
+        }
+        fn memory(&mut self) -> Option<Checked> {
+            Some(self.memory.clone())
+        }
+    }
+
+    const SCENARIO: &str =
+        "1\n8 8\nw k 7 4\nb k 0 4\n~\nmovePiece 7 4 6 4\nmovePiece 0 4 1 4\nisValidScan\n";
+
+    /// Judges `SCENARIO` (lines 6, 7, 8 are its steps) against the
+    /// reference's own trace, with a memory error found and graded by `errors`.
+    fn judged(errors: ErrorPolicy, crash_at: Option<usize>) -> (Verdict, Option<Findings>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.txt");
+        std::fs::write(&path, SCENARIO).unwrap();
+        let scenario = crate::scenario::parse(SCENARIO).unwrap();
+        let store = SnapshotStore::new(dir.path().join("snapshots"));
+        let found = Found::new(path, PathBuf::from("s.txt"));
+        // The reference's answers are the expected ones.
+        let mut reference = EngineSubject::new();
+        assert!(matches!(
+            judge(
+                &found,
+                &scenario,
+                &mut reference,
+                &store,
+                SnapshotMode::Accept
+            )
+            .0,
+            Verdict::Updated { .. }
+        ));
+        let error = MemoryError {
+            kind: ErrorKind::UseAfterFree,
+            access: Some(Access {
+                write: false,
+                size: 8,
+            }),
+            detail: "heap-use-after-free".into(),
+            at: None,
+            allocated: None,
+            freed: None,
+        };
+        let mut subject = CheckedEngine {
+            engine: EngineSubject::new(),
+            memory: Checked {
+                findings: Findings {
+                    tool: Tool::Asan,
+                    error: Some(error),
+                    errors: 1,
+                    leaks: None,
+                },
+                errors,
+            },
+            crash_at,
+            moves: 0,
+        };
+        judge(&found, &scenario, &mut subject, &store, SnapshotMode::Check)
+    }
+
+    fn failure(v: &Verdict) -> (Option<u32>, &MemoryFailure) {
+        let Verdict::Fail(f) = v else { panic!("{v:?}") };
+        let FailureKind::MemoryError(m) = &f.kind else {
+            panic!("{:?}", f.kind)
+        };
+        (f.line, m)
+    }
+
+    #[test]
+    fn a_memory_error_that_stopped_the_subject_is_its_failure_at_that_step() {
+        let (verdict, memory) = judged(ErrorPolicy::Fail, Some(2));
+        let (line, m) = failure(&verdict);
+        assert_eq!(line, Some(7), "the second movePiece");
+        assert!(!m.at_end);
+        assert_eq!(m.error.kind, ErrorKind::UseAfterFree);
+        assert_eq!(memory.unwrap().errors, 1, "the findings stay on the result");
+    }
+
+    #[test]
+    fn a_memory_error_after_right_answers_fails_the_scenario_at_its_end() {
+        let (verdict, _) = judged(ErrorPolicy::Fail, None);
+        let (line, m) = failure(&verdict);
+        assert_eq!(line, None);
+        assert!(m.at_end, "after the last step");
+    }
+
+    #[test]
+    fn a_memory_error_as_a_note_leaves_the_verdict_to_the_answers() {
+        let (verdict, memory) = judged(ErrorPolicy::Note, None);
+        assert!(matches!(verdict, Verdict::Pass), "{verdict:?}");
+        assert_eq!(memory.unwrap().error.unwrap().kind, ErrorKind::UseAfterFree);
+        // A crash stays a crash: the error is only a note.
+        let (verdict, _) = judged(ErrorPolicy::Note, Some(1));
+        let Verdict::Fail(f) = verdict else { panic!() };
+        assert!(matches!(f.kind, FailureKind::Subject(_)), "{:?}", f.kind);
+    }
 }

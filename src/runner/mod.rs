@@ -18,6 +18,7 @@ pub use select::{Selection, name_of};
 
 use crate::compare::Mismatch;
 use crate::engine::{BoardText, RuleSetId};
+use crate::memcheck::{Findings, MemoryError, Tool};
 use crate::scenario::{Diagnostic, Visibility};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{Subject, SubjectError};
@@ -46,6 +47,9 @@ pub struct ScenarioResult {
     pub visibility: Visibility,
     pub verdict: Verdict,
     pub elapsed: Duration,
+    /// What a memory check found (`--memcheck`), whatever the verdict:
+    /// every report shows it (a failing error is also the verdict).
+    pub memory: Option<Findings>,
 }
 
 impl ScenarioResult {
@@ -117,6 +121,53 @@ pub enum FailureKind {
     NotRecognised(String),
     /// A console program's transcript went wrong (see [`TranscriptMismatch`]).
     Transcript(Box<TranscriptMismatch>),
+    /// A memory checker found an error (`--memcheck`, when errors fail).
+    MemoryError(Box<MemoryFailure>),
+    /// The leak test item (`--leak-points`): scenarios whose processes leaked.
+    MemoryLeaks(Box<LeakItem>),
+}
+
+/// What failed the leak test item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeakItem {
+    pub tool: Tool,
+    /// How many scenarios were checked.
+    pub checked: usize,
+    /// Each scenario that leaked (its name) and what it leaked.
+    pub leaked: Vec<(String, crate::memcheck::Leaks)>,
+}
+
+impl std::fmt::Display for LeakItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes: u64 = self.leaked.iter().map(|(_, l)| l.bytes).sum();
+        write!(
+            f,
+            "memory leaks ({}): {} of {} scenarios leaked, {bytes} bytes in all",
+            self.tool,
+            self.leaked.len(),
+            self.checked
+        )
+    }
+}
+
+/// The memory error that failed a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryFailure {
+    pub tool: Tool,
+    pub error: MemoryError,
+    /// It came after the scenario's last answer (the board's destructor,
+    /// the program's end), not at a step.
+    pub at_end: bool,
+}
+
+impl std::fmt::Display for MemoryFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "memory error ({}): {}", self.tool, self.error)?;
+        if self.at_end {
+            write!(f, " (after the last step)")?;
+        }
+        Ok(())
+    }
 }
 
 /// The first place where a console program's output parts from the
@@ -205,6 +256,8 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::CompileError(_) => "compile_error",
             FailureKind::NotRecognised(_) => "not_recognised",
+            FailureKind::MemoryError(_) => "memory_error",
+            FailureKind::MemoryLeaks(_) => "memory_leak",
             FailureKind::Transcript(t) => match t.problem {
                 TranscriptProblem::WrongOutput => "wrong_output",
                 TranscriptProblem::SaveFile(_) => "wrong_save_file",
@@ -226,13 +279,13 @@ pub fn run_one(
     mode: SnapshotMode,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let (points, visibility, verdict) = match found.load() {
+    let (points, visibility, (verdict, memory)) = match found.load() {
         Ok(s) => (
             s.points,
             s.directives.visibility,
             judge::judge(found, &s, subject, store, mode),
         ),
-        Err(diag) => (0, Visibility::Visible, Verdict::InputError(diag)),
+        Err(diag) => (0, Visibility::Visible, (Verdict::InputError(diag), None)),
     };
     ScenarioResult {
         path: found.path.clone(),
@@ -241,6 +294,7 @@ pub fn run_one(
         visibility,
         verdict,
         elapsed: started.elapsed(),
+        memory,
     }
 }
 
@@ -264,6 +318,7 @@ pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
             stderr: None,
         })),
         elapsed: Duration::ZERO,
+        memory: None,
     }
 }
 

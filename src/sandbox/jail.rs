@@ -233,6 +233,9 @@ fn probe_landlock() -> Option<i32> {
 #[derive(Clone, Debug, Default)]
 pub struct Grants {
     read: Vec<PathBuf>,
+    /// Read its own `/proc/<pid>` (see [`Confinement::enter`]): what
+    /// sanitizers and valgrind need; `/proc` stays closed otherwise.
+    pub own_proc: bool,
 }
 
 impl Grants {
@@ -264,7 +267,10 @@ impl Grants {
                 read.push(folder);
             }
         }
-        Grants { read }
+        Grants {
+            read,
+            own_proc: false,
+        }
     }
 }
 
@@ -311,6 +317,9 @@ fn ruleset(
 /// What the child does between fork and exec, prepared in the parent.
 pub struct Confinement {
     ruleset: Option<RulesetCreated>,
+    /// A second descriptor of `ruleset`, for the rule only the child can
+    /// name (its own `/proc/<pid>`); `None` unless [`Grants::own_proc`].
+    own_proc_rule: Option<std::os::fd::OwnedFd>,
     netns: Option<NetNamespace>,
     drop_to: Option<u32>,
 }
@@ -327,8 +336,13 @@ impl Confinement {
             Some(_) => Some(ruleset(grants, Some(workdir)).map_err(io::Error::other)?),
             None => None,
         };
+        let own_proc_rule = match (&ruleset, grants.own_proc) {
+            (Some(r), true) => Option::<std::os::fd::OwnedFd>::from(r.try_clone()?),
+            _ => None,
+        };
         Ok(Confinement {
             ruleset,
+            own_proc_rule,
             netns: iso.netns,
             drop_to: iso.uid,
         })
@@ -337,9 +351,20 @@ impl Confinement {
     /// In the child, after the rlimits: the network namespace, the uid, then
     /// Landlock (which sets `no_new_privs`, so nothing regains privileges
     /// through a set-uid program). Allocation-free.
+    ///
+    /// With [`Grants::own_proc`], the child opens `/proc/self` — its own
+    /// `/proc/<pid>`, which only it can name before it runs — and adds it
+    /// to the ruleset, read-only, before restricting itself. The pid stays
+    /// the same through `exec`, so the program reads its own maps, status
+    /// and threads; every other `/proc/<pid>` (the grader's, init's, a
+    /// classmate's), `/proc/sys` and the rest stay out of reach, and so do
+    /// processes it forks (their pids differ).
     pub fn enter(&mut self) -> io::Result<()> {
         if let Some(how) = self.netns {
             unshare_network(how)?;
+        }
+        if let Some(rules) = self.own_proc_rule.take() {
+            add_own_proc_rule(&rules)?;
         }
         if self.drop_to.is_some() {
             drop_privileges()?;
@@ -351,6 +376,53 @@ impl Confinement {
         }
         Ok(())
     }
+}
+
+/// Adds "read beneath `/proc/self`" (this process's own `/proc/<pid>`) to
+/// the ruleset behind `rules`. Only system calls: safe between fork and
+/// exec.
+fn add_own_proc_rule(rules: &std::os::fd::OwnedFd) -> io::Result<()> {
+    use nix::libc;
+    use std::os::fd::AsRawFd;
+    // struct landlock_path_beneath_attr (packed: u64 then i32).
+    #[repr(C, packed)]
+    struct PathBeneathAttr {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    let access = (AccessFs::ReadFile | AccessFs::ReadDir).bits();
+    // SAFETY: a NUL-terminated literal; `open` allocates nothing.
+    let proc_self = unsafe {
+        libc::open(
+            c"/proc/self".as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if proc_self < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: proc_self,
+    };
+    // SAFETY: the attribute outlives the call; both descriptors are open.
+    let added = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            rules.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0,
+        )
+    };
+    let error = io::Error::last_os_error();
+    // SAFETY: our own descriptor, closed once.
+    unsafe { libc::close(proc_self) };
+    if added != 0 {
+        return Err(error);
+    }
+    Ok(())
 }
 
 fn unshare_network(how: NetNamespace) -> io::Result<()> {

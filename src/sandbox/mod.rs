@@ -62,6 +62,7 @@ use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use sweep::Tree;
@@ -73,8 +74,17 @@ pub struct Limits {
     pub timeout: Duration,
     /// CPU seconds (RLIMIT_CPU).
     pub cpu_seconds: u64,
-    /// Address space in bytes (RLIMIT_AS).
+    /// Memory in bytes: address space (RLIMIT_AS) or resident memory,
+    /// as [`Limits::memory_accounting`] says.
     pub memory_bytes: u64,
+    /// How `memory_bytes` is enforced.
+    pub memory_accounting: MemoryAccounting,
+    /// The process may read its own `/proc/<pid>` (its memory map, its
+    /// threads, its status), and nothing else of `/proc`: what
+    /// AddressSanitizer, LeakSanitizer and valgrind read about the process
+    /// they run in. Granted to the process the sandbox starts (the same pid
+    /// after `exec`), not to processes it forks.
+    pub own_proc: bool,
     /// Total bytes read from the engine's stdout.
     pub max_output_bytes: usize,
     /// Longest single answer line.
@@ -95,6 +105,8 @@ impl Default for Limits {
             timeout: Duration::from_secs(10),
             cpu_seconds: 10,
             memory_bytes: 1 << 30,
+            memory_accounting: MemoryAccounting::AddressSpace,
+            own_proc: false,
             max_output_bytes: 64 << 20,
             max_line_bytes: 1 << 20,
             max_stderr_bytes: 16 << 10,
@@ -103,6 +115,26 @@ impl Default for Limits {
         }
     }
 }
+
+/// How a sandbox bounds the memory of what it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryAccounting {
+    /// RLIMIT_AS on every process: an allocation past it fails (the
+    /// program sees `std::bad_alloc` or a null `malloc`).
+    AddressSpace,
+    /// No address-space limit (AddressSanitizer reserves terabytes of it
+    /// for its shadow): instead the grader adds up the resident memory of
+    /// the sandbox's whole tree every [`MEMORY_WATCH_INTERVAL`] and ends the
+    /// tree once it is over `memory_bytes` ([`Sandboxed::over_memory`]).
+    /// The watch runs in the grader, so nothing the submission does (kill a
+    /// thread, exec another program) escapes it; between two looks a
+    /// process can grow by what it touches in that time.
+    Resident,
+}
+
+/// How often a [`MemoryAccounting::Resident`] sandbox's leader's memory
+/// is looked at (its whole tree's, every fourth time).
+pub const MEMORY_WATCH_INTERVAL: Duration = Duration::from_millis(25);
 
 /// The command that starts a program: the program and its arguments, never
 /// a shell string.
@@ -132,6 +164,8 @@ pub struct Sandboxed {
     pid: u32,
     tree: Arc<Tree>,
     exit: Arc<ExitCell>,
+    /// Set when the memory watch ended the tree ([`MemoryAccounting::Resident`]).
+    over_memory: Arc<AtomicBool>,
     pub stdin: Option<ChildStdin>,
     pub stdout: Option<Output>,
     /// `None` when the streams are merged into `stdout`.
@@ -231,7 +265,8 @@ pub fn spawn(
             (reader, None)
         }
     };
-    let grants = Grants::for_command(&cmd.program, &cmd.args, env);
+    let mut grants = Grants::for_command(&cmd.program, &cmd.args, env);
+    grants.own_proc = limits.own_proc;
     let confinement = jail::Confinement::prepare(&grants, workdir)?;
     confine(&mut command, limits, confinement);
     let mut child = command.spawn()?;
@@ -263,14 +298,74 @@ pub fn spawn(
         tree.sweep_after_leader();
         return Err(e);
     }
-    Ok(Sandboxed {
+    let sandboxed = Sandboxed {
         pid,
         tree,
         exit,
+        over_memory: Arc::new(AtomicBool::new(false)),
         stdin,
         stdout,
         stderr,
-    })
+    };
+    if limits.memory_accounting == MemoryAccounting::Resident {
+        let watched = watch_memory(
+            pid,
+            limits.memory_bytes,
+            Arc::clone(&sandboxed.tree),
+            Arc::clone(&sandboxed.exit),
+            Arc::clone(&sandboxed.over_memory),
+        );
+        // Unwatched, it must not run: dropping it ends the tree.
+        watched?;
+    }
+    Ok(sandboxed)
+}
+
+/// Starts the watch of a [`MemoryAccounting::Resident`] sandbox: until the
+/// leader's exit is published, every [`MEMORY_WATCH_INTERVAL`] the resident
+/// memory of the leader (and every fourth time that of every process of
+/// the tree, added up) is read; over `limit` the whole tree is killed and
+/// `over` set.
+fn watch_memory(
+    pid: u32,
+    limit: u64,
+    tree: Arc<Tree>,
+    exit: Arc<ExitCell>,
+    over: Arc<AtomicBool>,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name(format!("sandbox-memory-{pid}"))
+        .spawn(move || {
+            for tick in 1u64.. {
+                if exit
+                    .wait_until(Some(Instant::now() + MEMORY_WATCH_INTERVAL))
+                    .is_some()
+                {
+                    return;
+                }
+                // The leader at every look; the whole tree (a scan of
+                // /proc) every fourth.
+                let resident = if tick % 4 == 0 {
+                    tree.resident_bytes()
+                } else {
+                    tree.leader_resident_bytes()
+                };
+                if resident > limit {
+                    over.store(true, Ordering::Release);
+                    // The leader is not reaped yet (its status is not
+                    // published), so its pid and group are still its own.
+                    if exit.get().is_none() {
+                        use nix::sys::signal::{Signal, kill, killpg};
+                        let leader = nix::unistd::Pid::from_raw(pid as i32);
+                        let _ = killpg(leader, Signal::SIGKILL);
+                        let _ = kill(leader, Signal::SIGKILL);
+                    }
+                    tree.sweep();
+                    return;
+                }
+            }
+        })
+        .map(|_| ())
 }
 
 /// The raw wait status of a process killed by SIGKILL (a fallback, should
@@ -302,11 +397,22 @@ fn confine(command: &mut Command, limits: &Limits, mut confinement: jail::Confin
             limits.cpu_seconds,
             limits.cpu_seconds.saturating_add(1),
         )?;
-        set(
-            Resource::RLIMIT_AS,
-            limits.memory_bytes,
-            limits.memory_bytes,
-        )?;
+        match limits.memory_accounting {
+            MemoryAccounting::AddressSpace => set(
+                Resource::RLIMIT_AS,
+                limits.memory_bytes,
+                limits.memory_bytes,
+            )?,
+            // Watched from outside instead (see `watch_memory`); a limit
+            // the grader itself inherited is lifted where it may be.
+            MemoryAccounting::Resident => {
+                let _ = set(
+                    Resource::RLIMIT_AS,
+                    nix::sys::resource::RLIM_INFINITY,
+                    nix::sys::resource::RLIM_INFINITY,
+                );
+            }
+        }
         set(
             Resource::RLIMIT_FSIZE,
             limits.max_file_bytes,
@@ -344,6 +450,12 @@ impl Sandboxed {
             let _ = kill(pid, Signal::SIGKILL);
         }
         self.tree.sweep();
+    }
+
+    /// Whether the memory watch ended the tree for holding more resident
+    /// memory than its limit ([`MemoryAccounting::Resident`] only).
+    pub fn over_memory(&self) -> bool {
+        self.over_memory.load(Ordering::Acquire)
     }
 
     /// The leader's exit status, once it has exited and its tree is swept.
@@ -442,7 +554,17 @@ pub fn run_to_completion(
     limits: &Limits,
     workdir: &Path,
 ) -> io::Result<Completed> {
-    let mut proc = spawn(cmd, limits, workdir, Streams::Merged, &[])?;
+    run_to_completion_with(cmd, limits, workdir, &[])
+}
+
+/// [`run_to_completion`] with `env` added to the sandbox's environment.
+pub fn run_to_completion_with(
+    cmd: &EngineCommand,
+    limits: &Limits,
+    workdir: &Path,
+    env: &[(&str, OsString)],
+) -> io::Result<Completed> {
+    let mut proc = spawn(cmd, limits, workdir, Streams::Merged, env)?;
     drop(proc.stdin.take());
     let mut out = proc.stdout.take().expect("merged stdout");
     let cap = limits.max_output_bytes;
@@ -602,6 +724,70 @@ mod tests {
         .unwrap();
         assert_eq!(done.status, None, "stopped at the timeout");
         assert_eq!(done.output, "started\n", "what it wrote is kept");
+    }
+
+    /// Runs `script` to completion under `limits`: (exit code, output).
+    fn run_sh(script: &str, limits: &Limits) -> (Option<i32>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let done = run_to_completion(&sh(script), limits, dir.path()).unwrap();
+        (done.status.and_then(|s| s.code()), done.output)
+    }
+
+    #[test]
+    fn own_proc_opens_the_process_its_own_proc_folder_and_nothing_else() {
+        if !isolation().files() {
+            eprintln!("skipping: no Landlock on this kernel");
+            return;
+        }
+        let granted = Limits {
+            own_proc: true,
+            ..Limits::default()
+        };
+        // `exec` keeps the pid: the program reads its own /proc/<pid>.
+        let (code, out) = run_sh("exec grep -c ^Pid: /proc/self/status", &granted);
+        assert_eq!((code, out.as_str()), (Some(0), "1\n"));
+        // A child it forks has another pid, and the rest of /proc is closed.
+        for other in [
+            "cat /proc/self/status",
+            "exec cat /proc/1/cmdline",
+            "exec cat /proc/$PPID/environ",
+            "exec cat /proc/meminfo",
+        ] {
+            let (code, out) = run_sh(other, &granted);
+            assert_ne!(code, Some(0), "{other} was readable: {out}");
+        }
+        let (code, _) = run_sh("exec grep -c ^Pid: /proc/self/status", &Limits::default());
+        assert_ne!(code, Some(0), "/proc is closed without the grant");
+    }
+
+    #[test]
+    fn a_tree_over_its_resident_memory_is_ended_by_the_watch() {
+        let limits = Limits {
+            memory_bytes: 64 << 20,
+            memory_accounting: MemoryAccounting::Resident,
+            timeout: Duration::from_secs(30),
+            ..Limits::default()
+        };
+        // No address-space limit: 512 MiB of touched memory would be allowed.
+        let dir = tempfile::tempdir().unwrap();
+        let mut proc = spawn(
+            &sh("exec python3 -c \"import time; b = b'x' * (512 << 20); time.sleep(30)\""),
+            &limits,
+            dir.path(),
+            Streams::Separate,
+            &[],
+        )
+        .unwrap();
+        let status = proc.wait_until(Instant::now() + Duration::from_secs(20));
+        assert!(proc.over_memory(), "the watch ended it: {status:?}");
+        assert_eq!(
+            status.map(Ending::of),
+            Some(Ending::Signalled("SIGKILL".into()))
+        );
+        let mut small = spawn(&sh("exit 0"), &limits, dir.path(), Streams::Separate, &[]).unwrap();
+        let status = small.wait_until(Instant::now() + Duration::from_secs(20));
+        assert_eq!(status.map(Ending::of), Some(Ending::Exited(0)));
+        assert!(!small.over_memory());
     }
 
     #[test]

@@ -269,11 +269,43 @@ impl Tree {
         }
     }
 
+    /// The resident memory of the leader and every other live process of
+    /// the sandbox, in bytes (shared pages counted in each process).
+    pub fn resident_bytes(&self) -> u64 {
+        let others: u64 = self
+            .members(false)
+            .iter()
+            .filter(|p| !p.zombie())
+            .map(|p| resident_pages(p.pid))
+            .sum();
+        (resident_pages(self.leader.as_raw()) + others).saturating_mul(page_size())
+    }
+
+    /// The leader's resident memory, in bytes (one file read).
+    pub fn leader_resident_bytes(&self) -> u64 {
+        resident_pages(self.leader.as_raw()).saturating_mul(page_size())
+    }
+
     /// Is any process of the sandbox (the leader aside) still running?
     #[cfg(test)]
     pub fn any_alive(&self) -> bool {
         self.members(false).iter().any(|p| !p.zombie())
     }
+}
+
+/// A process's resident pages (`/proc/<pid>/statm`), 0 when it is gone.
+fn resident_pages(pid: i32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/statm"))
+        .ok()
+        .and_then(|t| t.split_ascii_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
+fn page_size() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .map_or(4096, |p| p as u64)
 }
 
 /// The grader's effective user id (the owner of `/proc/self`).

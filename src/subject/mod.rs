@@ -141,6 +141,11 @@ pub trait Subject {
     fn stderr_excerpt(&mut self) -> Option<String> {
         None
     }
+    /// What a memory check found in the scenario's processes, once it is
+    /// finished; `None` when memory is not checked.
+    fn memory(&mut self) -> Option<crate::memcheck::Checked> {
+        None
+    }
 }
 
 /// What [`Subject::run_steps`] gives back: the outcome of each step that

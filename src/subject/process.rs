@@ -24,11 +24,19 @@
 //! A fork server's `ENDED` (its child exited) is read lazily: when the next
 //! scenario starts, or when the report asks for the scenario's stderr, so
 //! that the child's exit overlaps with the grader judging the scenario.
+//!
+//! Under a memory check ([`ProcessSubject::with_memcheck`]) every scenario
+//! has a process of its own (the checked adapter is no fork server); after
+//! `QUIT` the grader waits for it to end (the board's destructor and the
+//! leak check run then) and reads the tool's findings from its scratch
+//! folder, and the next scenario's process is started while it ends (a
+//! spare, spoken to only when its scenario comes).
 
 use super::pipes::{Answer, CappedText, Pipes, TimedOut};
 use super::{Setup, StepsRun, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Role, Square};
 use crate::engine::{BoardText, GameStatus, MoveError, RuleSetId, Scores};
+use crate::memcheck::{Checked, Checker, Findings};
 use crate::protocol::{self, Capabilities, Ended, Hello, Request, ScanKind};
 use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
 pub use crate::sandbox::{EngineCommand, Limits};
@@ -61,6 +69,16 @@ pub struct ProcessSubject {
     /// trip for setup and initial board); they are read, in order, before
     /// any other answer.
     unconfirmed: Vec<Request>,
+    /// The memory check of every process started ([`ProcessSubject::with_memcheck`]).
+    memcheck: Option<Checker>,
+    /// The program's own memory limit (`limits` may be the checker's).
+    program_memory: u64,
+    /// What the memory check found in the current scenario's processes.
+    findings: Option<Findings>,
+    /// A checked engine started ahead for the next scenario (see `finish`):
+    /// its start overlaps the previous one's end and leak check. Nothing is
+    /// sent to it before its scenario; it is ended with the subject.
+    spare: Option<Running>,
 }
 
 struct Running {
@@ -81,8 +99,14 @@ struct Running {
 /// reported (`ENDED`) before the server is ended and started afresh.
 const ENDED_GRACE: Duration = Duration::from_secs(1);
 
+/// How long a memory-checked engine gets, after `QUIT`, for its board's
+/// destructor and its leak check (valgrind's takes a moment) before it
+/// is ended.
+const MEMCHECK_EXIT_GRACE: Duration = Duration::from_secs(10);
+
 impl ProcessSubject {
     pub fn new(command: EngineCommand, limits: Limits) -> Self {
+        let limits_memory = limits.memory_bytes;
         ProcessSubject {
             command,
             limits,
@@ -91,7 +115,24 @@ impl ProcessSubject {
             deadline: Instant::now(),
             stderr: CappedText::default(),
             unconfirmed: Vec::new(),
+            memcheck: None,
+            program_memory: limits_memory,
+            findings: None,
+            spare: None,
         }
+    }
+
+    /// Checks memory: every process runs under `checker` (its build's
+    /// tool, one process per scenario since the checked adapter is no fork
+    /// server), with the limits it needs, and each scenario's findings are
+    /// read from its processes' scratch folders before those are removed
+    /// ([`Subject::memory`]). `None` leaves the subject as it is.
+    pub fn with_memcheck(mut self, checker: Option<Checker>) -> Self {
+        if let Some(c) = &checker {
+            self.limits = c.limits(&self.limits);
+        }
+        self.memcheck = checker;
+        self
     }
 
     /// What the engine printed on stderr during the current scenario
@@ -115,16 +156,39 @@ impl ProcessSubject {
     /// engine; any other answer is a malformed one ("protocol version").
     fn spawn(&mut self) -> Result<(), SubjectError> {
         self.stop();
+        let run = match self.spare.take() {
+            Some(spare) => spare,
+            None => self.start()?,
+        };
+        self.reset_stderr();
+        self.running = Some(run);
+        let hello = self.handshake().map_err(|e| match e {
+            SubjectError::Malformed(m) => SubjectError::Malformed(format!("protocol version: {m}")),
+            other => other,
+        })?;
+        self.running.as_mut().expect("just started").hello = hello;
+        Ok(())
+    }
+
+    /// Starts an engine process (not yet spoken to): its scratch folder,
+    /// the sandbox, the pipes.
+    fn start(&self) -> Result<Running, SubjectError> {
         let workdir = tempfile::Builder::new()
             .prefix("chessgrade-run-")
             .tempdir()
             .map_err(|e| SubjectError::Io(format!("cannot create a working directory: {e}")))?;
+        let (command, env) = match &self.memcheck {
+            Some(c) => c.command(&self.command, workdir.path(), self.program_memory),
+            None => (self.command.clone(), Vec::new()),
+        };
+        let env: Vec<(&str, std::ffi::OsString)> =
+            env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
         let mut child = sandbox::spawn(
-            &self.command,
+            &command,
             &self.limits,
             workdir.path(),
             Streams::Separate,
-            &[],
+            &env,
         )
         .map_err(|e| {
             SubjectError::Io(format!(
@@ -135,7 +199,6 @@ impl ProcessSubject {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        self.reset_stderr();
         let pipes = Pipes::new(
             stdin,
             stdout,
@@ -144,7 +207,7 @@ impl ProcessSubject {
             self.limits.max_output_bytes,
         )
         .map_err(|e| SubjectError::Io(format!("cannot set up the engine's pipes: {e}")))?;
-        self.running = Some(Running {
+        Ok(Running {
             child,
             pipes,
             hello: Hello {
@@ -156,13 +219,7 @@ impl ProcessSubject {
             end_sent: false,
             ended_owed: false,
             _workdir: workdir,
-        });
-        let hello = self.handshake().map_err(|e| match e {
-            SubjectError::Malformed(m) => SubjectError::Malformed(format!("protocol version: {m}")),
-            other => other,
-        })?;
-        self.running.as_mut().expect("just started").hello = hello;
-        Ok(())
+        })
     }
 
     fn handshake(&mut self) -> Result<Hello, SubjectError> {
@@ -200,7 +257,30 @@ impl ProcessSubject {
         if let Some(mut run) = self.running.take() {
             run.child.end();
             collect_stderr(&mut run, &mut self.stderr);
+            self.collect_findings(&run);
         }
+    }
+
+    /// Adds what the memory checker reported in an ended engine's scratch
+    /// folder to the scenario's findings.
+    fn collect_findings(&mut self, run: &Running) {
+        let Some(checker) = &self.memcheck else {
+            return;
+        };
+        let found = checker.collect(run._workdir.path());
+        self.findings = Some(match self.findings.take() {
+            None => found,
+            Some(mut earlier) => {
+                earlier.errors += found.errors;
+                if earlier.error.is_none() {
+                    earlier.error = found.error;
+                }
+                if earlier.leaks.is_none() {
+                    earlier.leaks = found.leaks;
+                }
+                earlier
+            }
+        });
     }
 
     /// Reads a finished scenario's `ENDED` (a fork server's child has
@@ -478,6 +558,13 @@ impl ProcessSubject {
         };
         let closed = run.child.after_output_closed(self.deadline);
         collect_stderr(&mut run, &mut self.stderr);
+        self.collect_findings(&run);
+        if run.child.over_memory() {
+            return SubjectError::Crash(format!(
+                "SIGKILL: more than {} MiB of resident memory",
+                self.limits.memory_bytes >> 20
+            ));
+        }
         match closed {
             OutputClosed::Ended(Ending::CpuLimit) => SubjectError::Timeout,
             OutputClosed::Ended(Ending::Signalled(sig)) => SubjectError::Crash(sig),
@@ -580,6 +667,9 @@ impl ProcessSubject {
 impl Drop for ProcessSubject {
     fn drop(&mut self) {
         self.stop();
+        if let Some(mut spare) = self.spare.take() {
+            spare.child.end();
+        }
     }
 }
 
@@ -594,6 +684,11 @@ fn v1_can_express(setup: &Setup) -> bool {
 impl Subject for ProcessSubject {
     fn setup(&mut self, setup: &Setup) -> Result<(), SubjectError> {
         self.settle();
+        if self.memcheck.is_some() {
+            // Whatever ran before is not this scenario's to report.
+            self.stop();
+            self.findings = None;
+        }
         self.deadline = Instant::now() + self.limits.timeout;
         self.dims = Some(setup.dims);
         let reusable = self
@@ -804,13 +899,43 @@ impl Subject for ProcessSubject {
             return;
         }
         run.pipes.queue(b"QUIT\n");
-        let until = Instant::now() + Duration::from_millis(200);
+        // A checked engine finds its leaks on the way out: its end is waited
+        // for, while the next scenario's engine starts.
+        let grace = match self.memcheck {
+            Some(_) => MEMCHECK_EXIT_GRACE,
+            None => Duration::from_millis(200),
+        };
+        let until = Instant::now() + grace;
+        if let Some(run) = self.running.as_mut() {
+            // QUIT is on its way before the spare is started.
+            let _ = run.pipes.next(Instant::now(), &mut self.stderr);
+        }
+        if self.memcheck.is_some() && self.spare.is_none() {
+            self.spare = self.start().ok();
+        }
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
         while let Ok(Answer::Line(_)) = run.pipes.next(until, &mut self.stderr) {}
+        if self.memcheck.is_some()
+            && let Some(run) = self.running.as_mut()
+        {
+            run.child.wait_until(until);
+        }
         self.stop();
     }
 
     fn stderr_excerpt(&mut self) -> Option<String> {
         Some(ProcessSubject::stderr_excerpt(self)).filter(|s| !s.is_empty())
+    }
+
+    fn memory(&mut self) -> Option<Checked> {
+        let checker = self.memcheck.as_ref()?;
+        let (tool, errors) = (checker.tool(), checker.memcheck.policy.errors);
+        Some(Checked {
+            findings: self.findings.take().unwrap_or_else(|| Findings::none(tool)),
+            errors,
+        })
     }
 }
 

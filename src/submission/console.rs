@@ -9,7 +9,7 @@
 //! A build that fails is the student's compile error, with the compiler's
 //! message; a tool that cannot be started is a staff-side error.
 
-use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout};
+use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout_env};
 use crate::sandbox::{self, EngineCommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,9 @@ pub struct ConsoleBuild<'a> {
     /// upload's root, text): the graders' `Mystery.h` for a scenario.
     pub files: &'a [(String, String)],
     pub timeout: Duration,
+    /// Build for this memory checker: its flags are added to every
+    /// compile and link, whatever runs the compiler (see [`build_console`]).
+    pub memcheck: Option<crate::memcheck::Tool>,
 }
 
 /// How the upload will be built.
@@ -122,6 +125,23 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
     let binary = root.join(how.binary);
     // A binary uploaded with the sources is not the student's build.
     let _ = std::fs::remove_file(&binary);
+    // A checked build: the course's build as it is, with the checker's
+    // flags added to every compiler call. A Makefile, CMake or `--build`
+    // names its compiler itself (`g++`, `$(CXX)`, `c++`...), so wrappers
+    // of those names that add the flags come first on its PATH.
+    let mut env: Vec<(&str, OsString)> = Vec::new();
+    if let Some(tool) = how.memcheck {
+        let bin = root.join(WRAPPER_DIR);
+        write_compiler_wrappers(&bin, &tool.compile_flags())
+            .map_err(|e| BuildError::Io(format!("cannot write the compiler wrappers: {e}")))?;
+        sandbox::hand_over(&bin).map_err(|e| BuildError::Io(e.to_string()))?;
+        let mut path = bin.into_os_string();
+        if let Some(rest) = std::env::var_os("PATH") {
+            path.push(":");
+            path.push(rest);
+        }
+        env.push(("PATH", path));
+    }
     let (steps, program): (Vec<(String, Vec<OsString>)>, PathBuf) = match how.command {
         Some(cmd) => (
             vec![("sh".into(), vec!["-c".into(), cmd.into()])],
@@ -141,6 +161,9 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             ),
             BuildKind::Sources(files) => {
                 let mut args: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
+                if let Some(tool) = how.memcheck {
+                    args.extend(tool.compile_flags().into_iter().map(OsString::from));
+                }
                 args.push("-o".into());
                 args.push(binary.clone().into());
                 args.extend(files.into_iter().map(PathBuf::into_os_string));
@@ -149,7 +172,7 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         },
     };
     for (tool, args) in steps {
-        let (ok, output) = run_with_timeout(&tool, args, &root, how.timeout)
+        let (ok, output) = run_with_timeout_env(&tool, args, &root, how.timeout, &env)
             .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
         if !ok {
             return Err(BuildError::Compile(tidy(&output, &root)));
@@ -167,8 +190,56 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             args: Vec::new(),
         },
         notes: Vec::new(),
+        sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     })
+}
+
+/// Where a checked build's compiler wrappers are (in the upload's copy).
+const WRAPPER_DIR: &str = ".chessgrade-memcheck-bin";
+
+/// The compiler names a build may call, each wrapped when found on PATH.
+const WRAPPED_COMPILERS: &[&str] = &["g++", "gcc", "c++", "cc", "clang++", "clang"];
+
+/// Writes, into `bin`, a script per compiler of [`WRAPPED_COMPILERS`] that
+/// runs the real one (by its absolute path) with its arguments and `flags`.
+fn write_compiler_wrappers(bin: &Path, flags: &[String]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin)?;
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let flags: Vec<String> = flags.iter().map(|f| quote(f)).collect();
+    for name in WRAPPED_COMPILERS {
+        let Ok(real) = which::which(name) else {
+            continue;
+        };
+        let script = format!(
+            "#!/bin/sh\n# chessgrade --memcheck: the course's compiler with the checker's flags\nexec {} \"$@\" {}\n",
+            quote(&real.to_string_lossy()),
+            flags.join(" ")
+        );
+        let path = bin.join(name);
+        std::fs::write(&path, script)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// The staff's files in the build, relative to its root: the overlay's
+/// (copied over the upload) and the files the grader wrote (the graders'
+/// Mystery.h). A memory checker leaves them out of the student's frames.
+fn staff_files(how: &ConsoleBuild) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = how.files.iter().map(|(name, _)| name.into()).collect();
+    if let Some(overlay) = how.overlay {
+        files.extend(
+            walkdir::WalkDir::new(overlay)
+                .follow_links(false)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_file())
+                .filter_map(|e| e.path().strip_prefix(overlay).ok().map(Path::to_path_buf)),
+        );
+    }
+    files
 }
 
 /// Which build the upload's files call for.

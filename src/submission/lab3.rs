@@ -177,6 +177,10 @@ pub struct CppOptions {
     /// Where the adapter's own object is cached (`None`: the user cache
     /// folder, see [`adapter_cache_dir`]).
     pub cache_dir: Option<PathBuf>,
+    /// Build for this memory checker: its flags added after `cflags`, to
+    /// every unit (the adapter's cached object included, under a key of its
+    /// own) and to the link.
+    pub memcheck: Option<crate::memcheck::Tool>,
 }
 
 impl CppOptions {
@@ -186,7 +190,21 @@ impl CppOptions {
             cflags: DEFAULT_CFLAGS.iter().map(|s| s.to_string()).collect(),
             timeout,
             cache_dir: None,
+            memcheck: None,
         }
+    }
+
+    /// Every unit's flags: `cflags`, then the memory checker's.
+    pub fn all_flags(&self) -> Vec<String> {
+        let mut flags = self.cflags.clone();
+        if let Some(tool) = self.memcheck {
+            for flag in tool.compile_flags() {
+                if !flags.contains(&flag) {
+                    flags.push(flag);
+                }
+            }
+        }
+        flags
     }
 }
 
@@ -271,7 +289,11 @@ pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> 
         return Err(BuildError::Compile(compile_message(&texts)));
     }
     let engine = tmp.path().join("engine");
-    let mut args: Vec<std::ffi::OsString> = vec!["-o".into(), engine.clone().into()];
+    let mut args: Vec<std::ffi::OsString> = match options.memcheck {
+        Some(tool) => tool.compile_flags().into_iter().map(Into::into).collect(),
+        None => Vec::new(),
+    };
+    args.extend(["-o".into(), engine.clone().into()]);
     args.push(cached.into());
     args.extend(units.iter().map(|u| u.object.clone().into_os_string()));
     let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -292,6 +314,7 @@ pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> 
             args: Vec::new(),
         },
         notes,
+        sources: crate::memcheck::Sources::at(&copy),
         _dir: tmp,
     })
 }
@@ -318,7 +341,7 @@ fn compile_all(
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(unit) = units.get(i) else { break };
                     let mut args: Vec<std::ffi::OsString> =
-                        options.cflags.iter().map(Into::into).collect();
+                        options.all_flags().iter().map(Into::into).collect();
                     args.extend(["-c".into(), unit.source.clone().into_os_string()]);
                     args.extend(["-o".into(), unit.object.clone().into_os_string()]);
                     if unit.student_includes {
@@ -376,7 +399,7 @@ fn adapter_object(
     let mut key = Fnv::default();
     key.add(options.compiler.as_bytes());
     key.add(version.1.as_bytes());
-    for f in &options.cflags {
+    for f in options.all_flags() {
         key.add(f.as_bytes());
     }
     key.add(LAB3_ADAPTER.as_bytes());
@@ -407,7 +430,7 @@ fn adapter_object(
         return Err(BuildError::Io(format!(
             "the adapter does not compile with {} {}:\n{out}",
             options.compiler,
-            options.cflags.join(" ")
+            options.all_flags().join(" ")
         )));
     }
     // Best effort: a cache that cannot be written only costs a compile.

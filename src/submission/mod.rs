@@ -63,7 +63,20 @@ pub struct Build {
     pub command: EngineCommand,
     /// Things worth telling the user (e.g. files left out).
     pub notes: Vec<String>,
+    /// The upload's folder as the compiler saw it (its copy in the build
+    /// folder): the student's files, for a memory checker's stack frames.
+    pub sources: crate::memcheck::Sources,
     pub(crate) _dir: tempfile::TempDir,
+}
+
+impl Build {
+    /// The memory check of this build's runs, when one was asked for.
+    pub fn checker(
+        &self,
+        memcheck: Option<crate::memcheck::Memcheck>,
+    ) -> Option<crate::memcheck::Checker> {
+        memcheck.map(|m| crate::memcheck::Checker::new(m, self.sources.clone()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +148,17 @@ pub(crate) fn run_with_timeout(
     workdir: &Path,
     timeout: Duration,
 ) -> std::io::Result<(bool, String)> {
+    run_with_timeout_env(program, args, workdir, timeout, &[])
+}
+
+/// [`run_with_timeout`] with `env` added to the build's environment.
+pub(crate) fn run_with_timeout_env(
+    program: &str,
+    args: Vec<std::ffi::OsString>,
+    workdir: &Path,
+    timeout: Duration,
+    env: &[(&str, std::ffi::OsString)],
+) -> std::io::Result<(bool, String)> {
     let limits = Limits {
         timeout,
         cpu_seconds: timeout.as_secs_f64().ceil().max(1.0) as u64,
@@ -148,7 +172,7 @@ pub(crate) fn run_with_timeout(
         program: PathBuf::from(program),
         args,
     };
-    let done = sandbox::run_to_completion(&cmd, &limits, workdir)?;
+    let done = sandbox::run_to_completion_with(&cmd, &limits, workdir, env)?;
     match done.status {
         Some(_) => Ok((done.success(), done.output)),
         None => Ok((

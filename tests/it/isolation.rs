@@ -247,17 +247,18 @@ fn assert_cache_intact(cache: &Path) {
 /// Grades a class of `fixture` and its hostile copies on `scenarios`:
 /// every member earns `full` points and nothing outside changed.
 fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
-    hostile_class_as(None, ATTACKS, fixture, scenarios, full);
+    hostile_class_as(None, ATTACKS, fixture, scenarios, full, &[]);
 }
 
-/// [`hostile_class`] with the grader run as `uid` (`None`: as the test)
-/// and only `attacks`.
+/// [`hostile_class`] with the grader run as `uid` (`None`: as the test),
+/// only `attacks`, and `flags` added to every grading run.
 fn hostile_class_as(
     uid: Option<u32>,
     attacks: &[&str],
     fixture: &str,
     scenarios: &[&str],
     full: &str,
+    flags: &[&str],
 ) {
     if !confinement_available() {
         return;
@@ -266,12 +267,14 @@ fn hostile_class_as(
     let names = arena.fill_class(fixture, attacks);
     // The cache holds the adapter before the class runs (so there is
     // something to poison), then everything is opened up.
-    let warm = arena.chessgrade(&[
+    let mut warm_args = vec![
         "grade",
         "--submission",
         "tests/fixtures/submissions/lab3-correct",
         "scenarios/lab3/pawns/double_step_from_start_rows.txt",
-    ]);
+    ];
+    warm_args.extend(flags);
+    let warm = arena.chessgrade(&warm_args);
     assert_eq!(warm.status.code(), Some(0), "{warm:?}");
     arena.open_up();
     let before = arena.files();
@@ -287,6 +290,7 @@ fn hostile_class_as(
         "--jobs",
         "2",
     ]);
+    args.extend(flags);
     let run = arena.chessgrade_as(uid, &args);
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -382,6 +386,22 @@ fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_par
         "submissions/lab3-correct",
         &["scenarios/lab3/pawns"],
         "9/9",
+        &[],
+    );
+}
+
+/// The class of hostile Lab 3 uploads built with AddressSanitizer and run
+/// checked (`--memcheck`): each process may read its own `/proc/<pid>`
+/// and runs without RLIMIT_AS, and every attack is still stopped.
+#[test]
+fn hostile_lab3_uploads_checked_by_memcheck_earn_what_their_correct_part_earns() {
+    hostile_class_as(
+        None,
+        ATTACKS,
+        "submissions/lab3-correct",
+        &["scenarios/lab3/pawns"],
+        "9/9",
+        &["--memcheck"],
     );
 }
 

@@ -18,6 +18,7 @@ mod grade;
 mod hostile;
 mod isolation;
 mod malformed;
+mod memcheck;
 mod papercuts;
 mod perft;
 mod protocol;
