@@ -9,6 +9,7 @@ mod console;
 mod console_explain;
 mod console_failures;
 mod console_mystery;
+mod console_overlay;
 mod course_corpus;
 mod determinism;
 mod explain;
