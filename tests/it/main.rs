@@ -12,6 +12,7 @@ mod console_mystery;
 mod console_overlay;
 mod course_corpus;
 mod determinism;
+mod docs_commands;
 mod explain;
 mod fuzz;
 mod r#gen;

@@ -38,7 +38,7 @@ fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
     out.into_iter().filter(|(cmd, _)| rerunnable(cmd)).collect()
 }
 
-fn rerunnable(cmd: &str) -> bool {
+pub(crate) fn rerunnable(cmd: &str) -> bool {
     let Some(rest) = cmd.strip_prefix("chessgrade ") else {
         return false;
     };
