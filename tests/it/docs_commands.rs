@@ -1029,10 +1029,13 @@ fn readme_cuhk_correct_and_wrong_winner() {
     );
     let out = c.run(&cmd, 0);
     // Winner lines swapped: the game over (Black takes the king) and the
-    // mode 3 game (ended by a king's capture) print the other winner; the
-    // mode 2 game is stopped by Z0 Z0 with no capture made by its three
-    // moves nor, in the game the program plays, by its machine: a draw,
-    // which the mutant prints right.
+    // mode 3 game (ended by a king's capture) print the other winner. The
+    // mode 2 game is stopped by Z0 Z0 on equal points, a draw, which the
+    // mutant prints right: White's three moves (E7 E5, G8 F6, F8 C5)
+    // capture nothing, and neither do Black's machine replies in the game
+    // the program plays (its machine is cuhk-correct's: H2 H3, D2 D3, then
+    // a third move from a position where no Black piece reaches a White
+    // one; read off the program's own output, `explain --all`).
     assert_eq!(
         results(&out),
         [
