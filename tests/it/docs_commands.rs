@@ -35,6 +35,10 @@
 //! Gradescope: `source/` with the binary, `scenarios/` and `snapshots/`,
 //! `submission/`, `results/`).
 //!
+//! A command written after a `$` prompt is also checked against the output
+//! the doc shows under it, as `readme.rs` checks the excerpts it reruns
+//! (`...` skips lines, `/.../` stands for a path, times are ignored).
+//!
 //! The expected scores are reviewed by hand from what each fixture is, never
 //! taken from a run: a correct upload gets every point of its course's
 //! scenarios; a mutant loses exactly the scenarios its bug touches (the
@@ -467,6 +471,46 @@ fn doc_command(doc: &str, text: &str) -> String {
     cmd.text.clone()
 }
 
+/// The output `doc` shows under the `$` line of its grading command `text`
+/// (up to the next `$` line or the block's end); none for a command without
+/// a prompt.
+fn excerpt(doc: &str, text: &str) -> Option<Vec<String>> {
+    let cmd = grading_commands()
+        .into_iter()
+        .find(|c| c.doc == doc && c.text == text)?;
+    if !cmd.prompt {
+        return None;
+    }
+    let raw = std::fs::read_to_string(root().join(doc)).unwrap();
+    let raw: Vec<&str> = raw.lines().collect();
+    let mut i = cmd.line - 1;
+    while raw[i].trim_end().ends_with('\\') {
+        i += 1;
+    }
+    Some(
+        raw[i + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with("$ ") && !l.trim_start().starts_with("```"))
+            .map(|l| l.to_string())
+            .collect(),
+    )
+}
+
+/// Checks what a `$` command printed against the doc's excerpt under it,
+/// as `readme.rs` does for the excerpts it reruns (`...` skips lines,
+/// `/.../` stands for a path, times are ignored).
+fn check_excerpt(doc: &str, text: &str, printed: &str) {
+    let Some(expected) = excerpt(doc, text) else {
+        return;
+    };
+    let actual: Vec<String> = printed.lines().map(crate::readme::untimed).collect();
+    if let Err(why) = crate::readme::matches(&expected, &actual) {
+        panic!(
+            "{doc}: `$ {text}`: the excerpt is not what it prints: {why}\n--- printed:\n{printed}"
+        );
+    }
+}
+
 /// The one `$` line of `doc` (not a grading one) that starts with `start`:
 /// what an excerpt sets up before its commands.
 fn doc_setup(doc: &str, start: &str) -> String {
@@ -612,6 +656,14 @@ impl Course {
             String::from_utf8_lossy(&out.stderr)
         );
         text
+    }
+
+    /// The grading command `text` of `doc` run after `setup`, its exit
+    /// code wanted, its output checked against the doc's excerpt.
+    fn run_doc(&self, doc: &str, text: &str, setup: &str, code: i32) -> String {
+        let out = self.run(&format!("{setup}{text}"), code);
+        check_excerpt(doc, text, &out);
+        out
     }
 
     fn json(&self, rel: &str) -> Value {
@@ -835,7 +887,7 @@ fn readme_lab3_class_whole_and_in_two_shards() {
     );
     let c = Course::new();
     readme_class(&c);
-    let out = c.run(&whole, 1);
+    let out = c.run_doc(README, &whole, "", 1);
     assert_eq!(class_table(&out), rows(&README_CLASS), "{out}");
     assert_eq!(
         c.files("reports"),
@@ -860,8 +912,8 @@ fn readme_lab3_class_whole_and_in_two_shards() {
         README,
         "CI_NODE_INDEX=2 CI_NODE_TOTAL=2 chessgrade grade --class class/ --filter lab3/pawns -q --format json --output slice-2.json",
     );
-    c.run(&first, 1);
-    c.run(&second, 1);
+    c.run_doc(README, &first, "", 1);
+    c.run_doc(README, &second, "", 1);
     let merged = c.run("chessgrade merge slice-1.json slice-2.json", 1);
     assert_eq!(class_table(&merged), rows(&README_CLASS), "{merged}");
     let mut sliced = Vec::new();
@@ -914,7 +966,7 @@ fn readme_jhu_correct_on_every_jhu_scenario() {
         "chessgrade grade --submission tests/fixtures/console/jhu-correct --overlay \"$OVERLAY\" scenarios/jhu",
     );
     let c = Course::new();
-    let out = c.run(&format!("{}{cmd}", overlay_setup()), 0);
+    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
     // The correct program passes all 14, the two Mystery ones built with
     // the graders' Mystery.h for their shapes.
     let passed: Vec<(String, String, String)> = JHU_SCENARIOS
@@ -934,7 +986,7 @@ fn readme_jhu_mutants_fail_where_their_bug_is() {
         README,
         "chessgrade grade --submission tests/fixtures/console/jhu-mutant-wrong-message --overlay \"$OVERLAY\" scenarios/jhu/refusals | head -33",
     );
-    let out = c.run(&format!("{}{cmd}", overlay_setup()), 0);
+    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
     assert_eq!(
         results(&out),
         [(
@@ -954,7 +1006,7 @@ fn readme_jhu_mutants_fail_where_their_bug_is() {
         README,
         "chessgrade grade --submission tests/fixtures/console/jhu-loop-at-eof --overlay \"$OVERLAY\" scenarios/jhu/save | head -13",
     );
-    let out = c.run(&format!("{}{cmd}", overlay_setup()), 0);
+    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
     assert_eq!(
         results(&out),
         [(
@@ -975,7 +1027,7 @@ fn readme_jhu_class() {
     );
     let c = Course::new();
     let setup = doc_setup(README, "mkdir jhu-class && cp -r ");
-    let out = c.run(&format!("{}{setup}\n{cmd}", overlay_setup()), 1);
+    let out = c.run_doc(README, &cmd, &format!("{}{setup}\n", overlay_setup()), 1);
     // The 12 JHU scenarios without a Mystery piece. jhu-crash crashes at the
     // first accepted capture: check (C2B4), promotion/pawns_become_queens
     // (B7A8), save (F3E5), score (E4D5) -- 4; the wrong message only fails
@@ -1002,7 +1054,7 @@ fn readme_jhu_upload_of_another_term_on_the_overlay() {
         "chessgrade grade --submission tests/fixtures/console/jhu-other-term-piece-h --overlay \"$OVERLAY\" scenarios/jhu/console",
     );
     let c = Course::new();
-    let out = c.run(&format!("{}{cmd}", overlay_setup()), 1);
+    let out = c.run_doc(README, &cmd, &overlay_setup(), 1);
     // Its pieces override what only its own Piece.h declares: with the
     // overlay's Piece.h it does not compile, and the report says why.
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
@@ -1019,7 +1071,7 @@ fn readme_cuhk_correct_and_wrong_winner() {
         README,
         "chessgrade grade --submission tests/fixtures/console/cuhk-correct scenarios/cuhk/{console,game-over,notation} tests/fixtures/console-scripts/cuhk-machine",
     );
-    let out = c.run(&cmd, 0);
+    let out = c.run_doc(README, &cmd, "", 0);
     // The correct program: every point of the three mode 1 games and the
     // two machine games.
     assert_eq!(summary(&out), (5, 0, "5/5".to_string()), "{out}");
@@ -1027,7 +1079,7 @@ fn readme_cuhk_correct_and_wrong_winner() {
         README,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-wrong-winner scenarios/cuhk/game-over tests/fixtures/console-scripts/cuhk-machine | grep -v \"^ *[0-9-]\\|   A   B\"",
     );
-    let out = c.run(&cmd, 0);
+    let out = c.run_doc(README, &cmd, "", 0);
     // Winner lines swapped: the game over (Black takes the king) and the
     // mode 3 game (ended by a king's capture) print the other winner. The
     // mode 2 game is stopped by Z0 Z0 on equal points, a draw, which the
@@ -1062,14 +1114,14 @@ fn readme_cuhk_trailing_space_strict_and_tolerated() {
     );
     // Every board row lacks the course's trailing space: compared exactly,
     // the one game fails; tolerated, it passes.
-    let out = c.run(&strict, 0);
+    let out = c.run_doc(README, &strict, "", 0);
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
     let setup = doc_setup(README, "sed 's/\"ignore_trailing_space\": false/");
     let tolerant = doc_command(
         README,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-trailing-space scenarios/cuhk/console --console-texts tolerant.json | tail -1",
     );
-    let out = c.run(&format!("{setup}\n{tolerant}"), 0);
+    let out = c.run_doc(README, &tolerant, &format!("{setup}\n"), 0);
     assert_eq!(summary(&out), (1, 0, "1/1".to_string()), "{out}");
 }
 
@@ -1083,6 +1135,7 @@ fn readme_cuhk_setup_that_is_not_the_start_is_a_staff_error() {
     c.upload(&console_fixture("cuhk-correct"), "cuhk7");
     let out = c.bash(&cmd);
     let err = String::from_utf8_lossy(&out.stderr);
+    check_excerpt(README, &cmd, &err);
     // z0_z0_after_captures starts from a FEN that is not the start
     // position: exit 2 before anything is built, no score at all.
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -1422,7 +1475,7 @@ fn console_doc_programs_built_by_the_tests() {
         CONSOLE,
         "chessgrade grade --program target/tmp/console-fixtures/cuhk-machine-illegal/chess tests/fixtures/console-scripts/cuhk-machine/mode3_machines_play_to_a_kings_capture.txt | head -10",
     );
-    let out = c.run(&cmd, 0);
+    let out = c.run_doc(CONSOLE, &cmd, "", 0);
     assert_eq!(
         results(&out),
         [(
@@ -1438,7 +1491,7 @@ fn console_doc_programs_built_by_the_tests() {
         CONSOLE,
         "chessgrade grade --program target/tmp/console-fixtures/cuhk-mutant-king-queen-swapped/chess scenarios/cuhk/console",
     );
-    let out = c.run(&cmd, 1);
+    let out = c.run_doc(CONSOLE, &cmd, "", 1);
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
     assert!(out.contains("first mismatch at setup"), "{out}");
 }
