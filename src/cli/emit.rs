@@ -38,6 +38,11 @@ pub fn emit(
         ),
         Format::Human => {
             let mut r = HumanReporter::new(&mut buf);
+            // As on the terminal: the notes (a compile error's whole
+            // message among them) above the scenarios that point to them.
+            for note in &report.notes {
+                r.note(note)?;
+            }
             for result in results {
                 r.scenario(result)?;
             }

@@ -7,7 +7,10 @@
 //! else every `.cpp` with `g++` and the course's flags; `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
 //! A build that fails is the student's compile error, with the compiler's
-//! message; a tool that cannot be started is a staff-side error.
+//! message, and, when the overlay replaced files that differed from the
+//! upload's, which ones: the overlay is one term's starter, and an upload
+//! written against another term's fails on it for that reason alone. A tool
+//! that cannot be started is a staff-side error.
 
 use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout_env};
 use crate::sandbox::{self, EngineCommand};
@@ -105,6 +108,8 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
     let src = tmp.path().join("src");
     copy_tree(dir, &src)?;
     let root = find_root(&src).unwrap_or_else(|| src.clone());
+    // What the overlay replaced, said with a compile error.
+    let mut overlay_note = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {
             return Err(BuildError::Io(format!(
@@ -112,8 +117,15 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
                 overlay.display()
             )));
         }
+        let mut replaced = replaced_files(overlay, &root);
+        replaced.retain(|f| !how.files.iter().any(|(name, _)| name == f));
+        overlay_note = replaced_note(overlay, &replaced);
         copy_tree(overlay, &root)?;
     }
+    let compile_error = |msg: String| match &overlay_note {
+        Some(note) => BuildError::Compile(format!("{}\n\n{note}", msg.trim_end())),
+        None => BuildError::Compile(msg),
+    };
     for (name, text) in how.files {
         let path = root.join(name);
         // An uploaded file of that name may be read-only, a link, or a folder.
@@ -175,11 +187,11 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         let (ok, output) = run_with_timeout_env(&tool, args, &root, how.timeout, &env)
             .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
         if !ok {
-            return Err(BuildError::Compile(tidy(&output, &root)));
+            return Err(compile_error(tidy(&output, &root)));
         }
     }
     if !program.is_file() {
-        return Err(BuildError::Compile(format!(
+        return Err(compile_error(format!(
             "the build finished but made no `{}`",
             program.strip_prefix(&root).unwrap_or(&program).display()
         )));
@@ -242,6 +254,47 @@ fn staff_files(how: &ConsoleBuild) -> Vec<PathBuf> {
     files
 }
 
+/// The files of `overlay` (paths relative to it, sorted) that the upload at
+/// `root` holds with other bytes: what copying the overlay replaces. An
+/// upload written against another term's starter differs there.
+fn replaced_files(overlay: &Path, root: &Path) -> Vec<String> {
+    let mut replaced: Vec<String> = walkdir::WalkDir::new(overlay)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(overlay).ok()?;
+            let theirs = root.join(rel);
+            let is_file = std::fs::symlink_metadata(&theirs).is_ok_and(|m| m.is_file());
+            (is_file && std::fs::read(&theirs).ok()? != std::fs::read(e.path()).ok()?)
+                .then(|| rel.display().to_string())
+        })
+        .collect();
+    replaced.sort();
+    replaced
+}
+
+/// What a failed build's message adds when the overlay replaced files that
+/// differed from the upload's: which, and that the overlay is one term's
+/// starter.
+fn replaced_note(overlay: &Path, replaced: &[String]) -> Option<String> {
+    let (files, differ) = match replaced.len() {
+        0 => return None,
+        1 => ("file", "differs"),
+        _ => ("files", "differ"),
+    };
+    Some(format!(
+        "the overlay (--overlay {}, the course's term-specific starter) replaced {} {files} \
+         that {differ} from the upload's: {}. If the upload was written against another \
+         term's starter, grade it without --overlay or with that term's starter.",
+        overlay.display(),
+        replaced.len(),
+        replaced.join(", ")
+    ))
+}
+
 /// Which build the upload's files call for.
 pub fn build_kind(root: &Path) -> Result<BuildKind, BuildError> {
     if root.join("Makefile").is_file() || root.join("makefile").is_file() {
@@ -288,6 +341,39 @@ mod tests {
         assert_eq!(build_kind(d.path()).unwrap(), BuildKind::Make);
         std::fs::write(d.path().join("ChessBoard.hh"), "").unwrap();
         assert!(!is_console_upload(d.path()));
+    }
+
+    #[test]
+    fn the_overlay_files_that_differ_from_the_uploads_are_named() {
+        let overlay = tempfile::tempdir().unwrap();
+        let upload = tempfile::tempdir().unwrap();
+        for (name, ours, theirs) in [
+            ("Piece.h", "this term", Some("another term")),
+            ("Makefile", "same", Some("same")),
+            ("Terminal.h", "only in the overlay", None),
+            ("Bishop.h", "this term", Some("another term")),
+        ] {
+            std::fs::write(overlay.path().join(name), ours).unwrap();
+            if let Some(text) = theirs {
+                std::fs::write(upload.path().join(name), text).unwrap();
+            }
+        }
+        let replaced = replaced_files(overlay.path(), upload.path());
+        assert_eq!(replaced, ["Bishop.h", "Piece.h"]);
+        let note = replaced_note(Path::new("staff/jhu"), &replaced).unwrap();
+        assert_eq!(
+            note,
+            "the overlay (--overlay staff/jhu, the course's term-specific starter) replaced 2 \
+             files that differ from the upload's: Bishop.h, Piece.h. If the upload was written \
+             against another term's starter, grade it without --overlay or with that term's \
+             starter."
+        );
+        assert!(
+            replaced_note(Path::new("o"), &["Piece.h".to_string()])
+                .unwrap()
+                .contains("replaced 1 file that differs from the upload's: Piece.h.")
+        );
+        assert_eq!(replaced_note(Path::new("o"), &[]), None);
     }
 
     #[test]

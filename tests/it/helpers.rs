@@ -203,7 +203,7 @@ fn once_per_run(builds: &'static Builds, key: &str, build: impl FnOnce() -> Path
 /// made under this target folder and reused by every later build with the
 /// same compiler and flags. (Builds that start together before it is there
 /// each compile it; the grader writes cache entries atomically.)
-fn cache_home() -> PathBuf {
+pub fn cache_home() -> PathBuf {
     target_tmp("xdg-cache")
 }
 
