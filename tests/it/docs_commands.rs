@@ -200,6 +200,16 @@ const PERFORMANCE: &str = "docs/performance.md";
 const PLANS: &[(&str, &str, Plan)] = &[
     (
         README,
+        "chessgrade grade --submission tests/fixtures/submissions/lab3-use-after-free ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part2_8x8_1.txt --memcheck",
+        Plan::Readme,
+    ),
+    (
+        README,
+        "chessgrade grade --submission tests/fixtures/submissions/lab3-leak ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part2_8x8_1.txt --memcheck=valgrind --leak-points 2",
+        Plan::Readme,
+    ),
+    (
+        README,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step scenarios/lab3/pawns/double_step_from_start_rows.txt",
         Plan::Readme,
     ),
