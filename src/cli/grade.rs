@@ -22,6 +22,7 @@ pub fn upload_options(
             .map_err(StaffError::Usage)?,
         force_console: console.forces_console(),
         limits: limit_args.limits(),
+        cache: subject.build_cache(),
     })
 }
 

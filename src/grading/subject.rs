@@ -25,7 +25,7 @@ use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions};
+use crate::submission::{self, BuildCache, BuildError, CppOptions, Origin};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +41,9 @@ pub struct UploadOptions {
     /// Each scenario's limits (Lab 3 uploads and engines; console
     /// programs take theirs from `console`).
     pub limits: Limits,
+    /// The build cache, for both kinds (it replaces theirs): where, and
+    /// whether uploads' builds are reused.
+    pub cache: BuildCache,
 }
 
 /// What the whole run grades, set up once (for one upload or a class).
@@ -171,16 +174,18 @@ impl Plan {
         Ok(match upload_kind(found, options.force_console)? {
             UploadKind::Lab3 => {
                 check_lab3(found)?;
+                let mut cpp = options.cpp.clone();
+                cpp.cache = options.cache.clone();
                 Plan::Lab3 {
-                    cpp: options.cpp.clone(),
+                    cpp,
                     limits: options.limits.clone(),
                 }
             }
-            UploadKind::Console => Plan::Console(Arc::new(ConsoleGrader::new(
-                found,
-                store,
-                options.console.clone(),
-            )?)),
+            UploadKind::Console => {
+                let mut console = options.console.clone();
+                console.cache = options.cache.clone();
+                Plan::Console(Arc::new(ConsoleGrader::new(found, store, console)?))
+            }
         })
     }
 
@@ -226,32 +231,46 @@ impl Plan {
         }
         let name = format!("submission {}", upload.display());
         let started = Instant::now();
+        let origin: Origin;
         let built = match self {
-            Plan::Lab3 { cpp, limits } => submission::build_cpp(upload, cpp).map(|build| {
-                let command = build.command.clone();
-                let limits = limits.clone();
-                let mut notes = build.notes.clone();
-                notes.push(compiled(started, cpp));
-                (
-                    Run::Subjects(Arc::new(move || {
-                        Box::new(ProcessSubject::new(command.clone(), limits.clone()))
-                            as Box<dyn Subject>
-                    })),
-                    notes,
-                    Keep::Lab3(build),
-                )
-            }),
-            Plan::Console(grader) => grader.build(upload).map(|built| {
-                (
-                    Run::Console {
-                        grader: grader.clone(),
-                        program: built.program.clone(),
-                    },
+            Plan::Lab3 { cpp, limits } => {
+                let (built, from) = submission::build_cpp_traced(upload, cpp);
+                origin = from;
+                built.map(|build| {
+                    let command = build.command.clone();
+                    let limits = limits.clone();
+                    let mut notes = build.notes.clone();
+                    notes.push(compiled(started, cpp, from));
+                    (
+                        Run::Subjects(Arc::new(move || {
+                            Box::new(ProcessSubject::new(command.clone(), limits.clone()))
+                                as Box<dyn Subject>
+                        })),
+                        notes,
+                        Keep::Lab3(build),
+                    )
+                })
+            }
+            Plan::Console(grader) => {
+                let (built, from) = grader.build_traced(upload);
+                origin = from;
+                built.map(|built| {
+                    let mut notes = Vec::new();
+                    if from == Origin::Cache {
+                        notes.push(FROM_CACHE_NOTE.to_string());
+                    }
                     // What it was built with besides (the graders' Mystery.h).
-                    built.notes.clone(),
-                    Keep::Console(built),
-                )
-            }),
+                    notes.extend(built.notes.clone());
+                    (
+                        Run::Console {
+                            grader: grader.clone(),
+                            program: built.program.clone(),
+                        },
+                        notes,
+                        Keep::Console(built),
+                    )
+                })
+            }
             Plan::Engine { .. } | Plan::Reference { .. } => {
                 return Ok(self.engine());
             }
@@ -273,7 +292,7 @@ impl Plan {
                 let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
                 let detail = match self {
                     Plan::Lab3 { cpp, .. } => {
-                        notes.push(compiled(started, cpp));
+                        notes.push(compiled(started, cpp, origin));
                         let first = msg
                             .lines()
                             .find(|l| l.contains("error"))
@@ -281,7 +300,12 @@ impl Plan {
                             .unwrap_or("");
                         format!("{first}\n{pointer}")
                     }
-                    _ => pointer.to_string(),
+                    _ => {
+                        if origin == Origin::Cache {
+                            notes.push(FROM_CACHE_NOTE.to_string());
+                        }
+                        pointer.to_string()
+                    }
                 };
                 (
                     Run::Failed(FailureKind::CompileError(detail)),
@@ -357,14 +381,20 @@ impl Plan {
     }
 }
 
-fn compiled(started: Instant, cpp: &CppOptions) -> String {
-    format!(
-        "compile: {:.2}s ({} {})",
-        started.elapsed().as_secs_f64(),
-        cpp.compiler,
-        cpp.cflags.join(" ")
-    )
+/// The note of a Lab 3 build: how long it took, or that it came from the
+/// build cache (nothing compiled), and with what.
+fn compiled(started: Instant, cpp: &CppOptions, origin: Origin) -> String {
+    let how = format!("({} {})", cpp.compiler, cpp.cflags.join(" "));
+    match origin {
+        Origin::Built => format!("compile: {:.2}s {how}", started.elapsed().as_secs_f64()),
+        Origin::Cache => format!("compile: {FROM_CACHE} {how}"),
+    }
 }
+
+/// How a report says a build was copied from the build cache.
+pub const FROM_CACHE: &str = "from the build cache";
+/// The note of a console upload whose builds all came from the cache.
+pub const FROM_CACHE_NOTE: &str = "build: from the build cache";
 
 /// How each scenario of a prepared subject runs.
 #[derive(Clone)]
@@ -625,6 +655,7 @@ mod tests {
             console: ConsoleOptions::new(Default::default(), Limits::default()),
             force_console: false,
             limits: Limits::default(),
+            cache: BuildCache::off(),
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(

@@ -7,9 +7,13 @@
 //! else every `.cpp` with `g++` and the course's flags; `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
 //! A build that fails is the student's compile error, with the compiler's
-//! message; a tool that cannot be started is a staff-side error.
+//! message; a tool that cannot be started is a staff-side error. Its
+//! result (the program, or the compile error) goes into the build cache
+//! (`super::cache`), keyed by the whole folder as the build sees it (the
+//! overlay and the grader's files included), the commands and the tools.
 
-use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout};
+use super::cache::{self, BuildCache, Hit, KeyBuilder};
+use super::{Build, BuildError, Origin, cap_compiler_output, copy_tree, run_step};
 use crate::sandbox::{self, EngineCommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -32,6 +36,8 @@ pub struct ConsoleBuild<'a> {
     /// upload's root, text): the graders' `Mystery.h` for a scenario.
     pub files: &'a [(String, String)],
     pub timeout: Duration,
+    /// Where builds are cached, and whether.
+    pub cache: &'a BuildCache,
 }
 
 /// How the upload will be built.
@@ -87,8 +93,28 @@ fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Builds a console upload; the program is `<root>/<binary>` (or, for
-/// CMake, `<root>/build/<binary>`).
+/// CMake, `<root>/build/<binary>`). With the build cache on, a build with
+/// the same key as an earlier one is copied from it instead: the program
+/// is put where the build would have made it, in the same folder of
+/// sources, or the same compile error is returned.
 pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError> {
+    build_console_traced(dir, how).0
+}
+
+/// [`build_console`], and whether its result came from the build cache.
+pub fn build_console_traced(dir: &Path, how: &ConsoleBuild) -> (Result<Build, BuildError>, Origin) {
+    let mut origin = Origin::Built;
+    let result = build(dir, how, &mut origin);
+    (result, origin)
+}
+
+/// A tool's identity for the key; one that cannot say (`sh --version`) is
+/// identified by what it says instead.
+fn identity(tool: &str, workdir: &Path) -> String {
+    cache::tool_identity(tool, workdir).unwrap_or_else(|e| e)
+}
+
+fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {
     if !dir.is_dir() {
         return Err(BuildError::NotRecognised(format!(
             "{} is not a folder",
@@ -148,27 +174,72 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             }
         },
     };
-    for (tool, args) in steps {
-        let (ok, output) = run_with_timeout(&tool, args, &root, how.timeout)
-            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
-        if !ok {
-            return Err(BuildError::Compile(tidy(&output, &root)));
-        }
-    }
-    if !program.is_file() {
-        return Err(BuildError::Compile(format!(
-            "the build finished but made no `{}`",
-            program.strip_prefix(&root).unwrap_or(&program).display()
-        )));
-    }
-    Ok(Build {
+    let built = |tmp: tempfile::TempDir| Build {
         command: EngineCommand {
-            program,
+            program: program.clone(),
             args: Vec::new(),
         },
         notes: Vec::new(),
         _dir: tmp,
-    })
+    };
+    // The key: the folder as the build will read it (upload, overlay, the
+    // grader's files), every command and every tool, the program's place.
+    let cached = match how.cache.builds_folder() {
+        Some(folder) => {
+            let mut key = KeyBuilder::new("console", tmp.path());
+            key.tree(tmp.path())?;
+            key.tool(&identity(how.compiler, &root));
+            for (tool, args) in &steps {
+                key.tool(&identity(tool, &root));
+                key.command(tool, args);
+            }
+            key.command("(the program)", &[program.clone().into_os_string()]);
+            Some((folder, key.finish()))
+        }
+        None => None,
+    };
+    if let Some((folder, key)) = &cached {
+        match cache::fetch(folder, key, &program) {
+            Some(Hit::Program) => {
+                *origin = Origin::Cache;
+                sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
+                return Ok(built(tmp));
+            }
+            Some(Hit::CompileError(msg)) => {
+                *origin = Origin::Cache;
+                return Err(BuildError::Compile(msg));
+            }
+            None => {}
+        }
+    }
+    let failed = |msg: String, timed_out: bool| {
+        if let Some((folder, key)) = &cached
+            && !timed_out
+        {
+            cache::store_compile_error(folder, key, &msg);
+        }
+        Err(BuildError::Compile(msg))
+    };
+    for (tool, args) in steps {
+        let step = run_step(&tool, args, &root, how.timeout)
+            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
+        if !step.ok {
+            return failed(tidy(&step.output, &root), step.timed_out);
+        }
+    }
+    if !program.is_file() {
+        return failed(
+            format!(
+                "the build finished but made no `{}`",
+                program.strip_prefix(&root).unwrap_or(&program).display()
+            ),
+            false,
+        );
+    }
+    if let Some((folder, key)) = &cached {
+        cache::store_program(folder, key, &program);
+    }
+    Ok(built(tmp))
 }
 
 /// Which build the upload's files call for.

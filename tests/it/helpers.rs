@@ -213,7 +213,7 @@ fn cache_home() -> PathBuf {
 fn build_lab3(dir: &Path, adapter_cache: &Path) -> chessgrade::submission::Build {
     let mut options =
         chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
-    options.cache_dir = Some(adapter_cache.to_path_buf());
+    options.cache.dir = Some(adapter_cache.to_path_buf());
     chessgrade::submission::build_cpp(dir, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
