@@ -235,6 +235,32 @@ pub fn lab3_engine(name: &str) -> String {
     .to_string()
 }
 
+/// The kind of a build cache entry (`program`, `compile-error`,
+/// `object`), read as docs/grading.md describes the format (one header
+/// line `chessgrade-cache 1 KIND LENGTH SHA256`, then the payload), when
+/// its payload has that length and SHA-256; `None` for anything else (a
+/// truncated, altered or foreign file).
+pub fn cache_entry_kind(path: &Path) -> Option<String> {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).ok()?;
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    let header = String::from_utf8(bytes[..end].to_vec()).ok()?;
+    let words: Vec<&str> = header.split(' ').collect();
+    let [magic, version, kind, len, hash] = words.as_slice() else {
+        return None;
+    };
+    let payload = &bytes[end + 1..];
+    let digest: String = sha2::Sha256::digest(payload)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (*magic == "chessgrade-cache"
+        && *version == "1"
+        && len.parse() == Ok(payload.len())
+        && digest == *hash)
+        .then(|| kind.to_string())
+}
+
 /// A console mutant made at test time from a fixture by one textual change.
 struct Patched {
     name: &'static str,

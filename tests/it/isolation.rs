@@ -16,10 +16,9 @@
 //! not only the uid a root grader drops to. Where the kernel lacks a
 //! mechanism the tests say so and stop (docs/grading.md, "Guarantees").
 
-use crate::helpers::{bin, copy_dir, root};
+use crate::helpers::{bin, cache_entry_kind, copy_dir, root};
 use sha2::Digest;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -225,29 +224,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// An entry of the build cache, read as the format says (one header line
-/// `chessgrade-cache 1 KIND LENGTH SHA256`, then the payload): its kind,
-/// when its payload has that length and hash.
-fn valid_entry(path: &Path) -> Option<String> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .read_to_end(&mut bytes)
-        .ok()?;
-    let end = bytes.iter().position(|&b| b == b'\n')?;
-    let header = String::from_utf8(bytes[..end].to_vec()).ok()?;
-    let words: Vec<&str> = header.split(' ').collect();
-    let [magic, version, kind, len, hash] = words.as_slice() else {
-        return None;
-    };
-    let payload = &bytes[end + 1..];
-    (*magic == "chessgrade-cache"
-        && *version == "1"
-        && len.parse() == Ok(payload.len())
-        && hex(&sha2::Sha256::digest(payload)) == *hash)
-        .then(|| kind.to_string())
-}
-
 /// Every file of the cache (its folders included) is a whole entry whose
 /// payload hashes to what its header records; at least `objects` of the
 /// adapter's objects and `builds` builds are there. A file an attack
@@ -261,7 +237,7 @@ fn assert_cache_intact(cache: &Path, objects_at_least: usize, builds: usize) {
         if !e.file_type().is_file() {
             continue;
         }
-        match valid_entry(e.path()).as_deref() {
+        match cache_entry_kind(e.path()).as_deref() {
             Some("object") => objects += 1,
             Some("program" | "compile-error") => built += 1,
             _ => panic!("{} is not a valid cache entry", e.path().display()),

@@ -99,14 +99,18 @@ fn untimed(line: &str) -> String {
     {
         s.truncate(i);
     }
-    // `note: compile: 2.39s (g++ ...)`: the build's time.
-    if let Some(rest) = s.strip_prefix("note: compile: ")
-        && let Some((time, flags)) = rest.split_once(' ')
-        && time
-            .strip_suffix('s')
-            .is_some_and(|t| t.parse::<f64>().is_ok())
-    {
-        s = format!("note: compile: {flags}");
+    // `note: compile: 2.39s (g++ ...)`: the build's time, or
+    // `from the build cache` when an earlier test built the same upload.
+    if let Some(rest) = s.strip_prefix("note: compile: ") {
+        if let Some(flags) = rest.strip_prefix("from the build cache ") {
+            s = format!("note: compile: {flags}");
+        } else if let Some((time, flags)) = rest.split_once(' ')
+            && time
+                .strip_suffix('s')
+                .is_some_and(|t| t.parse::<f64>().is_ok())
+        {
+            s = format!("note: compile: {flags}");
+        }
     }
     if let Some(i) = s.rfind("; ")
         && s.ends_with('s')
@@ -195,6 +199,16 @@ fn the_matcher_skips_and_refuses() {
     assert!(matches(&v(&["b"]), &v(&["a", "b"])).is_err());
     assert!(matches(&v(&["a", "..."]), &v(&["a", "b"])).is_ok());
     assert!(matches(&v(&["PASS x [0.001s]"]), &v(&["PASS x"])).is_ok());
+    let built = v(&["note: compile: 6.51s (g++ -g)"]);
+    assert!(matches(&built, &v(&["note: compile: 0.2s (g++ -g)"])).is_ok());
+    assert!(
+        matches(
+            &built,
+            &v(&["note: compile: from the build cache (g++ -g)"])
+        )
+        .is_ok()
+    );
+    assert!(matches(&built, &v(&["note: compile: from the build cache (g++)"])).is_err());
     assert!(matches(&v(&["note: /.../m.cc"]), &v(&["note: /home/u/m.cc"])).is_ok());
     assert_eq!(
         words("perft --fen \"a b\" --x 'c*'"),
