@@ -124,7 +124,7 @@ fn graded(out: Output, json: &Path) -> Graded {
 
 impl Graded {
     /// Whether `member`'s build came from the cache (its report says so).
-    fn from_cache(&self, member: &str) -> bool {
+    fn cached(&self, member: &str) -> bool {
         let notes = &self.notes[member];
         notes.contains("compile: from the build cache (g++")
             || notes.contains("build: from the build cache")
@@ -215,7 +215,7 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
         regrade.text
     );
     for m in ["correct", "mutant", "broken"] {
-        assert!(regrade.from_cache(m), "{m}: {}", regrade.notes[m]);
+        assert!(regrade.cached(m), "{m}: {}", regrade.notes[m]);
     }
     assert!(
         regrade.notes["broken"]
@@ -240,7 +240,7 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
         &[],
     );
     for m in ["correct", "mutant", "broken"] {
-        assert!(one.from_cache(m), "{m}: {}", one.notes[m]);
+        assert!(one.cached(m), "{m}: {}", one.notes[m]);
     }
     assert_eq!(stored, files(&dir.join("cache")));
 }
@@ -264,7 +264,7 @@ fn one_changed_header_byte_rebuilds_that_upload_only() {
     std::fs::write(&header, bytes).unwrap();
     let again = grade_class(dir, "scenarios/lab3/pawns", &[]);
     assert!(again.compiled("a"), "{}", again.notes["a"]);
-    assert!(again.from_cache("b"), "{}", again.notes["b"]);
+    assert!(again.cached("b"), "{}", again.notes["b"]);
     assert_eq!(again.points, first.points, "{}", again.text);
     assert_eq!(build_entries(dir).len(), 3);
 }
@@ -305,11 +305,7 @@ fn a_truncated_or_altered_entry_is_rebuilt_and_the_grade_is_the_same() {
         // Replaced by a whole entry again, which the next run uses.
         assert_eq!(build_entries(dir).len(), 1, "{what}");
         let next = grade_class(dir, "scenarios/lab3/pawns", &[]);
-        assert!(
-            next.from_cache("mutant"),
-            "{what}: {}",
-            next.notes["mutant"]
-        );
+        assert!(next.cached("mutant"), "{what}: {}", next.notes["mutant"]);
         assert_eq!(next.points(), [("mutant", "6/9")], "{what}");
     }
 }
@@ -356,7 +352,7 @@ fn no_build_cache_neither_reads_nor_writes_uploads_builds() {
     assert!(!default_builds.exists(), "nothing stored");
     // With the cache: stored in the default folder, then used.
     assert!(run(&[]).compiled("correct"));
-    assert!(run(&[]).from_cache("correct"));
+    assert!(run(&[]).cached("correct"));
     let stored = files(&default_builds);
     assert_eq!(stored.len(), 1);
     // Off again: compiled, though the cache has it, and nothing written.
@@ -439,7 +435,7 @@ fn two_graders_sharing_a_cache_at_once_leave_it_whole() {
     let next = grade_class(dir, "scenarios/lab3/pawns", &[]);
     assert_eq!(next.points, a.points);
     for m in ["correct", "static", "broken"] {
-        assert!(next.from_cache(m), "{m}: {}", next.notes[m]);
+        assert!(next.cached(m), "{m}: {}", next.notes[m]);
     }
 }
 
