@@ -325,6 +325,7 @@ impl Plan {
             name,
             notes,
             run,
+            from_cache: origin == Origin::Cache,
             _keep: keep,
         })
     }
@@ -342,6 +343,7 @@ impl Plan {
                         Box::new(ProcessSubject::new(command.clone(), limits.clone()))
                             as Box<dyn Subject>
                     })),
+                    from_cache: false,
                     _keep: Keep::Nothing,
                 }
             }
@@ -350,6 +352,7 @@ impl Plan {
                 name: "nothing".into(),
                 notes: Vec::new(),
                 run: Run::Failed(FailureKind::NotRecognised("no upload was built".into())),
+                from_cache: false,
                 _keep: Keep::Nothing,
             },
         }
@@ -376,6 +379,7 @@ impl Plan {
                 grader: grader.clone(),
                 program: grader.program(program),
             },
+            from_cache: false,
             _keep: Keep::Nothing,
         })
     }
@@ -426,6 +430,9 @@ pub struct Prepared {
     pub name: String,
     pub notes: Vec<String>,
     run: Run,
+    /// Its build (the program, or the compile error) was copied from the
+    /// build cache: nothing was compiled.
+    pub from_cache: bool,
     _keep: Keep,
 }
 
@@ -445,6 +452,7 @@ impl Prepared {
             name: "reference engine".into(),
             notes: Vec::new(),
             run: Run::Reference(timeout),
+            from_cache: false,
             _keep: Keep::Nothing,
         }
     }
@@ -458,6 +466,7 @@ impl Prepared {
             name: name.into(),
             notes: Vec::new(),
             run: Run::Subjects(Arc::new(make)),
+            from_cache: false,
             _keep: Keep::Nothing,
         }
     }

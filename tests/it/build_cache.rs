@@ -190,6 +190,13 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
     for m in ["correct", "mutant", "broken"] {
         assert!(first.compiled(m), "{m}: {}", first.notes[m]);
     }
+    assert!(
+        first
+            .text
+            .contains("\nbuilds from the build cache: 0 of 3\n"),
+        "{}",
+        first.text
+    );
     // Two programs and one compile error.
     let entries = build_entries(dir);
     let mut kinds: Vec<&str> = entries.values().map(String::as_str).collect();
@@ -217,6 +224,13 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
     for m in ["correct", "mutant", "broken"] {
         assert!(regrade.cached(m), "{m}: {}", regrade.notes[m]);
     }
+    assert!(
+        regrade
+            .text
+            .contains("\nbuilds from the build cache: 3 of 3\n"),
+        "{}",
+        regrade.text
+    );
     assert!(
         regrade.notes["broken"]
             .contains("RookPiece.cc:13:40: error: expected ';' before '}' token"),
