@@ -233,7 +233,7 @@ impl Unit {
 /// and the adapter's glue in parallel (one compiler per core), the
 /// adapter's main object from the cache (built once per compiler, flags and
 /// adapter version), then one link. With the build cache on, a build with
-/// the same key as an earlier one ([`cache`](super::cache)) is copied
+/// the same key as an earlier one (the build cache, `submission::cache`) is copied
 /// from it instead (the program, or the same compile error).
 pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> {
     build_cpp_traced(dir, options).0
