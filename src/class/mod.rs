@@ -121,6 +121,8 @@ pub struct Graded {
     pub results: Vec<ScenarioResult>,
     /// A staff-side problem (the build could not even start).
     pub staff_error: Option<String>,
+    /// Its build came from the build cache (nothing compiled).
+    pub from_cache: bool,
     pub elapsed: Duration,
 }
 
@@ -186,8 +188,10 @@ pub fn grade_one(
     jobs: usize,
 ) -> Graded {
     let started = Instant::now();
+    let mut from_cache = false;
     let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
         Ok(prepared) => {
+            from_cache = prepared.from_cache;
             let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
             results.extend(prepared.leak_item(&results));
             (prepared.notes.clone(), results, None)
@@ -213,6 +217,7 @@ pub fn grade_one(
         notes,
         results,
         staff_error,
+        from_cache,
         elapsed: started.elapsed(),
     }
 }

@@ -39,6 +39,14 @@ pub struct SubjectArgs {
     /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
     #[arg(long, allow_hyphen_values = true)]
     pub cflags: Option<String>,
+    /// The build cache's folder (default: ~/.cache/chessgrade, or $XDG_CACHE_HOME/chessgrade):
+    /// an upload built once with the same compiler and flags is copied from there, not
+    /// built again. Shards may share one folder (the graders' only).
+    #[arg(long, value_name = "DIR", value_parser = build_cache_dir)]
+    pub build_cache: Option<PathBuf>,
+    /// Build every upload: nothing is taken from the build cache or stored in it.
+    #[arg(long, conflicts_with = "build_cache")]
+    pub no_build_cache: bool,
     /// Check memory: build the upload with AddressSanitizer (`--memcheck`, `=asan`) or run
     /// it under valgrind (`=valgrind`); each scenario reports its first memory error and
     /// what its process leaked, with the student's file and line.
@@ -82,6 +90,7 @@ impl SubjectArgs {
         if let Some(flags) = &self.cflags {
             options.cflags = flags.split_whitespace().map(str::to_string).collect();
         }
+        options.cache = self.build_cache();
         options
     }
 
@@ -102,6 +111,20 @@ impl SubjectArgs {
             },
         })
     }
+
+    /// The build cache these flags ask for.
+    pub fn build_cache(&self) -> chessgrade::submission::BuildCache {
+        chessgrade::submission::BuildCache {
+            dir: self.build_cache.clone(),
+            builds: !self.no_build_cache,
+        }
+    }
+}
+
+/// A `--build-cache` folder: not beneath the system folders every
+/// submission may read (the library's rule).
+fn build_cache_dir(text: &str) -> Result<PathBuf, String> {
+    chessgrade::submission::check_cache_dir(std::path::Path::new(text))
 }
 
 /// How a console program is built and judged (`grade` with a console

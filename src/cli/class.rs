@@ -205,6 +205,8 @@ pub fn grade_class(
     if let Some(out_dir) = wrote {
         outln!("wrote {} reports to {}", graded.len(), out_dir.display());
     }
+    let cached = graded.iter().filter(|g| g.from_cache).count();
+    outln!("builds from the build cache: {cached} of {}", graded.len());
     outln!("graded in {:.1}s", started.elapsed().as_secs_f64());
     Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
 }

@@ -23,6 +23,7 @@ pub fn upload_options(
         force_console: console.forces_console(),
         limits: limit_args.limits(),
         memcheck: subject.memcheck(),
+        cache: subject.build_cache(),
     })
 }
 

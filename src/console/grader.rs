@@ -21,7 +21,7 @@ use crate::memcheck::{Checker, Memcheck, Sources};
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
 use crate::snapshot::SnapshotStore;
-use crate::submission::{self, Build, BuildError, ConsoleBuild, UploadKind};
+use crate::submission::{self, Build, BuildError, ConsoleBuild, Origin, UploadKind};
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -50,6 +50,8 @@ pub struct ConsoleOptions {
     /// Check memory (`--memcheck`): uploads built for the tool, every run
     /// checked.
     pub memcheck: Option<Memcheck>,
+    /// Where uploads' builds are cached, and whether.
+    pub cache: crate::submission::BuildCache,
 }
 
 impl ConsoleOptions {
@@ -65,6 +67,7 @@ impl ConsoleOptions {
             build_timeout: Duration::from_secs(120),
             shim_cc: "gcc".into(),
             memcheck: None,
+            cache: Default::default(),
         }
     }
 }
@@ -237,6 +240,27 @@ impl ConsoleGrader {
     /// [`ConsoleGrader::grade`]); a tool that cannot start is the staff's
     /// ([`BuildError::Io`]).
     pub fn build(&self, upload: &Path) -> Result<BuiltUpload, BuildError> {
+        self.build_traced(upload).0
+    }
+
+    /// [`ConsoleGrader::build`], and whether every one of its builds came
+    /// from the build cache ([`Origin::Cache`]) or not.
+    pub fn build_traced(&self, upload: &Path) -> (Result<BuiltUpload, BuildError>, Origin) {
+        let mut all_cached = true;
+        let result = self.build_noting(upload, &mut all_cached);
+        let origin = match all_cached {
+            true => Origin::Cache,
+            false => Origin::Built,
+        };
+        (result, origin)
+    }
+
+    fn build_noting(
+        &self,
+        upload: &Path,
+        all_cached: &mut bool,
+    ) -> Result<BuiltUpload, BuildError> {
+        *all_cached = false;
         // What the student uploaded, before any overlay: a Lab 3 upload or
         // no sources at all is not the course's program.
         let course = self.dialect.name().to_uppercase();
@@ -261,6 +285,7 @@ impl ConsoleGrader {
         let mut builds = Vec::new();
         let mut results = Vec::new();
         let mut notes = Vec::new();
+        let mut cached = Vec::new();
         for (files, scenarios) in &self.builds {
             let how = ConsoleBuild {
                 binary: self.options.binary.as_deref().unwrap_or(binary),
@@ -271,8 +296,11 @@ impl ConsoleGrader {
                 files: files.as_ref().map_or(&[], |f| f.files.as_slice()),
                 timeout: self.options.build_timeout,
                 memcheck: self.options.memcheck.map(|m| m.tool),
+                cache: &self.options.cache,
             };
-            let result = match submission::build_console(upload, &how) {
+            let (result, origin) = submission::build_console_traced(upload, &how);
+            cached.push(origin == Origin::Cache);
+            let result = match result {
                 Ok(build) => {
                     let command = build.command.clone();
                     builds.push(build);
@@ -294,6 +322,7 @@ impl ConsoleGrader {
             }
             results.push((files.clone(), result));
         }
+        *all_cached = !cached.is_empty() && cached.iter().all(|&c| c);
         let Some(command) = results.iter().find_map(|(_, r)| r.as_ref().ok()).cloned() else {
             // Nothing compiled: the upload's compile error, as it is built first.
             let msg = results

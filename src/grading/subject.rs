@@ -32,7 +32,7 @@ use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildError, CppOptions};
+use crate::submission::{self, BuildCache, BuildError, CppOptions, Origin};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,6 +50,9 @@ pub struct UploadOptions {
     pub limits: Limits,
     /// Check memory (`--memcheck`): the tool and what its findings cost.
     pub memcheck: Option<Memcheck>,
+    /// The build cache, for both kinds (it replaces theirs): where, and
+    /// whether uploads' builds are reused.
+    pub cache: BuildCache,
 }
 
 /// What the flags name as the thing graded, checked where it is named: an
@@ -271,6 +274,7 @@ impl Plan {
         Plan::Lab3 {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
+                cache: options.cache.clone(),
                 ..options.cpp.clone()
             },
             limits: options.limits.clone(),
@@ -287,6 +291,7 @@ impl Plan {
     ) -> Result<Plan, StaffError> {
         let console = ConsoleOptions {
             memcheck: options.memcheck,
+            cache: options.cache.clone(),
             ..options.console.clone()
         };
         Ok(Plan::Console(Arc::new(ConsoleGrader::new(
@@ -352,39 +357,53 @@ impl Plan {
         }
         let name = format!("submission {}", upload.display());
         let started = Instant::now();
+        let origin: Origin;
         let built = match self {
             Plan::Lab3 {
                 cpp,
                 limits,
                 memcheck,
-            } => submission::build_cpp(upload, cpp).map(|build| {
-                let command = build.command.clone();
-                let limits = limits.clone();
-                let checker = build.checker(*memcheck);
-                let mut notes = build.notes.clone();
-                notes.push(compiled(started, cpp));
-                (
-                    Run::Subjects(Arc::new(move || {
-                        Box::new(
-                            ProcessSubject::new(command.clone(), limits.clone())
-                                .with_memcheck(checker.clone()),
-                        ) as Box<dyn Subject>
-                    })),
-                    notes,
-                    Keep::Lab3(build),
-                )
-            }),
-            Plan::Console(grader) => grader.build(upload).map(|built| {
-                (
-                    Run::Console {
-                        grader: grader.clone(),
-                        program: built.program.clone(),
-                    },
+            } => {
+                let (built, from) = submission::build_cpp_traced(upload, cpp);
+                origin = from;
+                built.map(|build| {
+                    let command = build.command.clone();
+                    let limits = limits.clone();
+                    let checker = build.checker(*memcheck);
+                    let mut notes = build.notes.clone();
+                    notes.push(compiled(started, cpp, from));
+                    (
+                        Run::Subjects(Arc::new(move || {
+                            Box::new(
+                                ProcessSubject::new(command.clone(), limits.clone())
+                                    .with_memcheck(checker.clone()),
+                            ) as Box<dyn Subject>
+                        })),
+                        notes,
+                        Keep::Lab3(build),
+                    )
+                })
+            }
+            Plan::Console(grader) => {
+                let (built, from) = grader.build_traced(upload);
+                origin = from;
+                built.map(|built| {
+                    let mut notes = Vec::new();
+                    if from == Origin::Cache {
+                        notes.push(FROM_CACHE_NOTE.to_string());
+                    }
                     // What it was built with besides (the graders' Mystery.h).
-                    built.notes.clone(),
-                    Keep::Console(built),
-                )
-            }),
+                    notes.extend(built.notes.clone());
+                    (
+                        Run::Console {
+                            grader: grader.clone(),
+                            program: built.program.clone(),
+                        },
+                        notes,
+                        Keep::Console(built),
+                    )
+                })
+            }
             Plan::Engine { .. } | Plan::Reference { .. } => {
                 return Ok(self.engine());
             }
@@ -406,7 +425,7 @@ impl Plan {
                 let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
                 let detail = match self {
                     Plan::Lab3 { cpp, .. } => {
-                        notes.push(compiled(started, cpp));
+                        notes.push(compiled(started, cpp, origin));
                         let first = msg
                             .lines()
                             .find(|l| l.contains("error"))
@@ -414,7 +433,12 @@ impl Plan {
                             .unwrap_or("");
                         format!("{first}\n{pointer}")
                     }
-                    _ => pointer.to_string(),
+                    _ => {
+                        if origin == Origin::Cache {
+                            notes.push(FROM_CACHE_NOTE.to_string());
+                        }
+                        pointer.to_string()
+                    }
                 };
                 (
                     Run::Failed {
@@ -442,6 +466,7 @@ impl Plan {
             notes,
             run,
             memcheck: self.memcheck(),
+            from_cache: origin == Origin::Cache,
             _keep: keep,
         })
     }
@@ -460,6 +485,7 @@ impl Plan {
                         Box::new(ProcessSubject::new(command.clone(), limits.clone()))
                             as Box<dyn Subject>
                     })),
+                    from_cache: false,
                     _keep: Keep::Nothing,
                 }
             }
@@ -472,6 +498,7 @@ impl Plan {
                     kind: FailureKind::NotRecognised("no upload was built".into()),
                     message: "no upload was built".into(),
                 },
+                from_cache: false,
                 _keep: Keep::Nothing,
             },
         }
@@ -499,19 +526,26 @@ impl Plan {
                 grader: grader.clone(),
                 program: grader.program(program),
             },
+            from_cache: false,
             _keep: Keep::Nothing,
         })
     }
 }
 
-fn compiled(started: Instant, cpp: &CppOptions) -> String {
-    format!(
-        "compile: {:.2}s ({} {})",
-        started.elapsed().as_secs_f64(),
-        cpp.compiler,
-        cpp.all_flags().join(" ")
-    )
+/// The note of a Lab 3 build: how long it took, or that it came from the
+/// build cache (nothing compiled), and with what.
+fn compiled(started: Instant, cpp: &CppOptions, origin: Origin) -> String {
+    let how = format!("({} {})", cpp.compiler, cpp.all_flags().join(" "));
+    match origin {
+        Origin::Built => format!("compile: {:.2}s {how}", started.elapsed().as_secs_f64()),
+        Origin::Cache => format!("compile: {FROM_CACHE} {how}"),
+    }
 }
+
+/// How a report says a build was copied from the build cache.
+pub const FROM_CACHE: &str = "from the build cache";
+/// The note of a console upload whose builds all came from the cache.
+pub const FROM_CACHE_NOTE: &str = "build: from the build cache";
 
 /// How each scenario of a prepared subject runs.
 #[derive(Clone)]
@@ -546,6 +580,9 @@ pub struct Prepared {
     run: Run,
     /// The memory check of its runs (`--memcheck`), for the leak item.
     memcheck: Option<Memcheck>,
+    /// Its build (the program, or the compile error) was copied from the
+    /// build cache: nothing was compiled.
+    pub from_cache: bool,
     _keep: Keep,
 }
 
@@ -566,6 +603,7 @@ impl Prepared {
             notes: Vec::new(),
             memcheck: None,
             run: Run::Reference(timeout),
+            from_cache: false,
             _keep: Keep::Nothing,
         }
     }
@@ -580,6 +618,7 @@ impl Prepared {
             notes: Vec::new(),
             memcheck: None,
             run: Run::Subjects(Arc::new(make)),
+            from_cache: false,
             _keep: Keep::Nothing,
         }
     }
@@ -808,6 +847,7 @@ mod tests {
             force_console: false,
             limits: Limits::default(),
             memcheck: None,
+            cache: BuildCache::off(),
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(
@@ -894,6 +934,7 @@ mod tests {
             force_console: false,
             limits: Limits::default(),
             memcheck,
+            cache: BuildCache::off(),
         };
         // The plan, not the command line, builds the upload for the tool.
         let asan = check(Tool::Asan, LeakPolicy::Item(5));

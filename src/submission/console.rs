@@ -10,9 +10,14 @@
 //! message, and, when the overlay replaced files that differed from the
 //! upload's, which ones: the overlay is one term's starter, and an upload
 //! written against another term's fails on it for that reason alone. A tool
-//! that cannot be started is a staff-side error.
+//! that cannot be started is a staff-side error. Its result (the program,
+//! or the compile error) goes into the build cache (`super::cache`), keyed
+//! by the whole folder as the build sees it (the overlay, the grader's
+//! files and a checked build's compiler wrappers included), the commands
+//! and the tools.
 
-use super::{Build, BuildError, cap_compiler_output, copy_tree, run_with_timeout_env};
+use super::cache::{self, BuildCache, Hit, KeyBuilder};
+use super::{Build, BuildError, Origin, cap_compiler_output, copy_tree, run_step};
 use crate::sandbox::{self, EngineCommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,6 +43,8 @@ pub struct ConsoleBuild<'a> {
     /// Build for this memory checker: its flags are added to every
     /// compile and link, whatever runs the compiler (see [`build_console`]).
     pub memcheck: Option<crate::memcheck::Tool>,
+    /// Where builds are cached, and whether.
+    pub cache: &'a BuildCache,
 }
 
 /// How the upload will be built.
@@ -93,8 +100,28 @@ fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Builds a console upload; the program is `<root>/<binary>` (or, for
-/// CMake, `<root>/build/<binary>`).
+/// CMake, `<root>/build/<binary>`). With the build cache on, a build with
+/// the same key as an earlier one is copied from it instead: the program
+/// is put where the build would have made it, in the same folder of
+/// sources, or the same compile error is returned.
 pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError> {
+    build_console_traced(dir, how).0
+}
+
+/// [`build_console`], and whether its result came from the build cache.
+pub fn build_console_traced(dir: &Path, how: &ConsoleBuild) -> (Result<Build, BuildError>, Origin) {
+    let mut origin = Origin::Built;
+    let result = build(dir, how, &mut origin);
+    (result, origin)
+}
+
+/// A tool's identity for the key; one that cannot say (`sh --version`) is
+/// identified by what it says instead.
+fn identity(tool: &str, workdir: &Path) -> String {
+    cache::tool_identity(tool, workdir).unwrap_or_else(|e| e)
+}
+
+fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {
     if !dir.is_dir() {
         return Err(BuildError::NotRecognised(format!(
             "{} is not a folder",
@@ -133,20 +160,19 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         std::fs::write(&path, text)
             .map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
     }
-    sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let binary = root.join(how.binary);
     // A binary uploaded with the sources is not the student's build.
     let _ = std::fs::remove_file(&binary);
     // A checked build: the course's build as it is, with the checker's
     // flags added to every compiler call. A Makefile, CMake or `--build`
     // names its compiler itself (`g++`, `$(CXX)`, `c++`...), so wrappers
-    // of those names that add the flags come first on its PATH.
+    // of those names that add the flags come first on its PATH (and, being
+    // in the build's folder, in the cache key).
     let mut env: Vec<(&str, OsString)> = Vec::new();
     if let Some(tool) = how.memcheck {
         let bin = root.join(WRAPPER_DIR);
         write_compiler_wrappers(&bin, &tool.compile_flags())
             .map_err(|e| BuildError::Io(format!("cannot write the compiler wrappers: {e}")))?;
-        sandbox::hand_over(&bin).map_err(|e| BuildError::Io(e.to_string()))?;
         let mut path = bin.into_os_string();
         if let Some(rest) = std::env::var_os("PATH") {
             path.push(":");
@@ -154,6 +180,7 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
         }
         env.push(("PATH", path));
     }
+    sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let (steps, program): (Vec<(String, Vec<OsString>)>, PathBuf) = match how.command {
         Some(cmd) => (
             vec![("sh".into(), vec!["-c".into(), cmd.into()])],
@@ -183,28 +210,76 @@ pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError
             }
         },
     };
-    for (tool, args) in steps {
-        let (ok, output) = run_with_timeout_env(&tool, args, &root, how.timeout, &env)
-            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
-        if !ok {
-            return Err(compile_error(tidy(&output, &root)));
-        }
-    }
-    if !program.is_file() {
-        return Err(compile_error(format!(
-            "the build finished but made no `{}`",
-            program.strip_prefix(&root).unwrap_or(&program).display()
-        )));
-    }
-    Ok(Build {
+    let built = |tmp: tempfile::TempDir| Build {
         command: EngineCommand {
-            program,
+            program: program.clone(),
             args: Vec::new(),
         },
         notes: Vec::new(),
         sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
-    })
+    };
+    // The key: the folder as the build will read it (upload, overlay, the
+    // grader's files, compiler wrappers), every command and every tool,
+    // the program's place.
+    let cached = match how.cache.builds_folder() {
+        Some(folder) => {
+            let mut key = KeyBuilder::new("console", tmp.path());
+            key.tree(tmp.path())?;
+            key.tool(&identity(how.compiler, &root));
+            for (tool, args) in &steps {
+                key.tool(&identity(tool, &root));
+                key.command(tool, args);
+            }
+            key.command("(the program)", &[program.clone().into_os_string()]);
+            Some((folder, key.finish()))
+        }
+        None => None,
+    };
+    if let Some((folder, key)) = &cached {
+        match cache::fetch(folder, key, &program) {
+            Some(Hit::Program) => {
+                *origin = Origin::Cache;
+                sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
+                return Ok(built(tmp));
+            }
+            Some(Hit::CompileError(msg)) => {
+                *origin = Origin::Cache;
+                return Err(compile_error(msg));
+            }
+            None => {}
+        }
+    }
+    // The compiler's message is cached as it is; the overlay's note is
+    // added each time (it names the overlay folder of this run).
+    let failed = |msg: String, timed_out: bool| {
+        if let Some((folder, key)) = &cached
+            && !timed_out
+        {
+            cache::store_compile_error(folder, key, &msg);
+        }
+        Err(compile_error(msg))
+    };
+    for (tool, args) in steps {
+        let step = run_step(&tool, args, &root, how.timeout, &env)
+            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
+        if !step.ok {
+            return failed(tidy(&step.output, &root), step.timed_out);
+        }
+    }
+    if !program.is_file() {
+        return failed(
+            format!(
+                "the build finished but made no `{}`",
+                program.strip_prefix(&root).unwrap_or(&program).display()
+            ),
+            false,
+        );
+    }
+    if let Some((folder, key)) = &cached {
+        cache::store_program(folder, key, &program);
+    }
+    Ok(built(tmp))
 }
 
 /// Where a checked build's compiler wrappers are (in the upload's copy).

@@ -6,16 +6,32 @@
 //! [`recognise`] tells them apart. What they share lives here: the
 //! finished [`Build`], the [`BuildError`] classes (a compile error is the
 //! student's result; anything else is a staff-side problem), and running a
-//! build step inside the sandbox.
+//! build step inside the sandbox. Both kinds go through the build cache
+//! (`cache`): an upload built once, with the same tools and flags, is not
+//! built again.
 
+mod cache;
 mod console;
 mod lab3;
 
-pub use console::{BuildKind, ConsoleBuild, build_console, build_kind, is_console_upload};
+pub use cache::{BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
+
+pub use console::{
+    BuildKind, ConsoleBuild, build_console, build_console_traced, build_kind, is_console_upload,
+};
 pub use lab3::{
     CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
-    build_cpp, compile_message, defines_main, find_cpp,
+    build_cpp, build_cpp_traced, compile_message, defines_main, find_cpp,
 };
+
+/// Where a build's result came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Built now (and stored in the cache when it is on).
+    Built,
+    /// Copied from the build cache: nothing was compiled.
+    Cache,
+}
 
 /// The kinds of upload `grade --submission` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,17 +164,27 @@ pub(crate) fn run_with_timeout(
     workdir: &Path,
     timeout: Duration,
 ) -> std::io::Result<(bool, String)> {
-    run_with_timeout_env(program, args, workdir, timeout, &[])
+    run_step(program, args, workdir, timeout, &[]).map(|s| (s.ok, s.output))
 }
 
-/// [`run_with_timeout`] with `env` added to the build's environment.
-pub(crate) fn run_with_timeout_env(
+/// How one build step ended.
+pub(crate) struct Step {
+    pub ok: bool,
+    /// stdout and stderr (with a line saying so when it timed out).
+    pub output: String,
+    /// Stopped at the timeout: not the upload's result, never cached.
+    pub timed_out: bool,
+}
+
+/// [`run_with_timeout`] with `env` added to the build's environment,
+/// telling a timeout apart.
+pub(crate) fn run_step(
     program: &str,
     args: Vec<std::ffi::OsString>,
     workdir: &Path,
     timeout: Duration,
     env: &[(&str, std::ffi::OsString)],
-) -> std::io::Result<(bool, String)> {
+) -> std::io::Result<Step> {
     let limits = Limits {
         timeout,
         cpu_seconds: timeout.as_secs_f64().ceil().max(1.0) as u64,
@@ -173,11 +199,16 @@ pub(crate) fn run_with_timeout_env(
         args,
     };
     let done = sandbox::run_to_completion_with(&cmd, &limits, workdir, env)?;
-    match done.status {
-        Some(_) => Ok((done.success(), done.output)),
-        None => Ok((
-            false,
-            format!("{}\ncompilation timed out after {timeout:?}", done.output),
-        )),
-    }
+    Ok(match done.status {
+        Some(_) => Step {
+            ok: done.success(),
+            output: done.output,
+            timed_out: false,
+        },
+        None => Step {
+            ok: false,
+            output: format!("{}\ncompilation timed out after {timeout:?}", done.output),
+            timed_out: true,
+        },
+    })
 }

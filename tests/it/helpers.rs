@@ -213,7 +213,7 @@ pub fn cache_home() -> PathBuf {
 fn build_lab3(dir: &Path, adapter_cache: &Path) -> chessgrade::submission::Build {
     let mut options =
         chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
-    options.cache_dir = Some(adapter_cache.to_path_buf());
+    options.cache.dir = Some(adapter_cache.to_path_buf());
     chessgrade::submission::build_cpp(dir, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
@@ -233,6 +233,32 @@ pub fn lab3_engine(name: &str) -> String {
     })
     .display()
     .to_string()
+}
+
+/// The kind of a build cache entry (`program`, `compile-error`,
+/// `object`), read as docs/grading.md describes the format (one header
+/// line `chessgrade-cache 1 KIND LENGTH SHA256`, then the payload), when
+/// its payload has that length and SHA-256; `None` for anything else (a
+/// truncated, altered or foreign file).
+pub fn cache_entry_kind(path: &Path) -> Option<String> {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).ok()?;
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    let header = String::from_utf8(bytes[..end].to_vec()).ok()?;
+    let words: Vec<&str> = header.split(' ').collect();
+    let [magic, version, kind, len, hash] = words.as_slice() else {
+        return None;
+    };
+    let payload = &bytes[end + 1..];
+    let digest: String = sha2::Sha256::digest(payload)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (*magic == "chessgrade-cache"
+        && *version == "1"
+        && len.parse() == Ok(payload.len())
+        && digest == *hash)
+        .then(|| kind.to_string())
 }
 
 /// A console mutant made at test time from a fixture by one textual change.

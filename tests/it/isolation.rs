@@ -16,10 +16,9 @@
 //! not only the uid a root grader drops to. Where the kernel lacks a
 //! mechanism the tests say so and stop (docs/grading.md, "Guarantees").
 
-use crate::helpers::{bin, copy_dir, root};
+use crate::helpers::{bin, cache_entry_kind, copy_dir, root};
 use sha2::Digest;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -225,23 +224,30 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Each cached object still hashes to what the cache recorded.
-fn assert_cache_intact(cache: &Path) {
-    let mut objects = 0;
-    for e in std::fs::read_dir(cache).unwrap().filter_map(Result::ok) {
-        let path = e.path();
-        if path.extension().is_some_and(|x| x == "o") {
-            objects += 1;
-            let mut bytes = Vec::new();
-            std::fs::File::open(&path)
-                .unwrap()
-                .read_to_end(&mut bytes)
-                .unwrap();
-            let recorded = std::fs::read_to_string(format!("{}.sha256", path.display())).unwrap();
-            assert_eq!(hex(&sha2::Sha256::digest(&bytes)), recorded.trim());
+/// Every file of the cache (its folders included) is a whole entry whose
+/// payload hashes to what its header records; at least `objects` of the
+/// adapter's objects and `builds` builds are there. A file an attack
+/// added, or one it truncated or rewrote, fails this.
+fn assert_cache_intact(cache: &Path, objects_at_least: usize, builds: usize) {
+    let (mut objects, mut built) = (0, 0);
+    for e in walkdir::WalkDir::new(cache)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if !e.file_type().is_file() {
+            continue;
+        }
+        match cache_entry_kind(e.path()).as_deref() {
+            Some("object") => objects += 1,
+            Some("program" | "compile-error") => built += 1,
+            _ => panic!("{} is not a valid cache entry", e.path().display()),
         }
     }
-    assert!(objects > 0, "the cache holds the adapter");
+    assert!(objects >= objects_at_least, "the cache holds the adapter");
+    assert!(
+        built >= builds,
+        "the cache holds {built} builds, not {builds}"
+    );
 }
 
 /// Grades a class of `fixture` and its hostile copies on `scenarios`:
@@ -324,13 +330,48 @@ fn hostile_class_as(
             "{name} earns what its correct part earns:\n{stdout}{stderr}"
         );
     }
-    // Nothing outside the submissions' scratch folders changed.
+    // Nothing outside the submissions' scratch folders changed, but for
+    // the builds the grader added to the cache: what was there is as it
+    // was, and every file there is a whole, valid entry.
+    let cache = arena.cache();
     let mut after = arena.files();
     after.remove(&out);
+    after.retain(|p, _| !p.starts_with(&cache) || before.contains_key(p));
     assert_eq!(before, after, "files outside the sandboxes changed");
     arena.assert_no_connection();
     assert_eq!(arena.leftovers(), Vec::<PathBuf>::new());
-    assert_cache_intact(&arena.cache());
+    assert_cache_intact(&cache, 1, names.len());
+
+    // The regrade: every member's build comes from the cache (its program
+    // attacks again, now beside its own cached build) and earns the same;
+    // the cache is exactly as the first run left it.
+    let cached = arena.files();
+    let again = arena.chessgrade_as(uid, &args);
+    let again_out = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{again_out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    for member in report["submissions"].as_array().unwrap() {
+        let notes = member["notes"].to_string();
+        assert!(
+            notes.contains("from the build cache"),
+            "{}: {notes}",
+            member["subject"]
+        );
+    }
+    for name in &names {
+        let row = again_out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+            .unwrap();
+        assert_eq!(row.split_whitespace().nth(1), Some(full), "{again_out}");
+    }
+    let mut now = arena.files();
+    now.remove(&out);
+    let mut cached = cached;
+    cached.remove(&out);
+    assert_eq!(cached, now, "the regrade changed files");
+    assert_cache_intact(&cache, 1, names.len());
 }
 
 #[test]
@@ -453,18 +494,26 @@ fn hostile_uploads_graded_alone_earn_what_their_correct_part_earns() {
         assert_eq!(run.status.code(), Some(0), "{attack}: {stdout}");
         assert!(stdout.contains("points 2/2"), "{attack}: {stdout}");
     }
-    assert_eq!(before, arena.files());
+    let mut after = arena.files();
+    // The cache was empty: the builds filled it.
+    after.retain(|p, _| !p.starts_with(arena.cache()));
+    assert_eq!(before, after);
+    assert_cache_intact(&arena.cache(), 0, 2);
     arena.assert_no_connection();
 }
 
-/// A truncated or altered cache entry is found out by its hash, compiled
-/// again and replaced: the upload is graded as if the cache were clean.
+/// A truncated or altered cache entry of the adapter's object is found
+/// out by its hash, compiled again and replaced: the upload is graded as
+/// if the cache were clean. (Uploads' builds are not cached here, so that
+/// every run links the adapter; tests/it/build_cache.rs does the same to
+/// their entries.)
 #[test]
 fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
     let arena = Arena::new();
     let grade = || {
         arena.chessgrade(&[
             "grade",
+            "--no-build-cache",
             "--submission",
             "tests/fixtures/submissions/lab3-correct",
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
@@ -475,7 +524,10 @@ fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "o"))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("lab3-adapter-"))
+        })
         .expect("the adapter is cached");
     let good = std::fs::read(&object).unwrap();
     for poison in [&good[..good.len() / 2], b"garbage".as_slice()] {
@@ -489,8 +541,90 @@ fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
             poison,
             "the entry is replaced"
         );
-        assert_cache_intact(&arena.cache());
+        assert_cache_intact(&arena.cache(), 1, 0);
     }
+}
+
+/// The attack on the build cache from a build (a Makefile is a shell
+/// script): list it, read it, plant an entry, rewrite every entry. Each
+/// step that works fails the build, so an upload whose build is stopped
+/// at every step earns full marks.
+fn cache_attack_makefile(cache: &Path) -> String {
+    let c = cache.display();
+    format!(
+        "chess: chess.py\n\
+         \t@if ls '{c}' '{c}/builds' >/dev/null 2>&1; then echo 'ATTACK SUCCEEDED: listed the build cache'; exit 1; fi\n\
+         \t@if cat '{c}'/*.entry '{c}'/builds/*.entry >/dev/null 2>&1; then echo 'ATTACK SUCCEEDED: read the build cache'; exit 1; fi\n\
+         \t@if touch '{c}/builds/planted.entry' 2>/dev/null; then echo 'ATTACK SUCCEEDED: wrote into the build cache'; exit 1; fi\n\
+         \t@for f in '{c}'/*.entry '{c}'/builds/*.entry; do if (printf garbage > \"$$f\") 2>/dev/null; then echo \"ATTACK SUCCEEDED: rewrote $$f\"; exit 1; fi; done\n\
+         \tprintf '#!/bin/sh\\nexec python3 \"$$(dirname \"$$0\")/chess.py\" \"$$@\"\\n' > chess\n\
+         \tchmod +x chess\n"
+    )
+}
+
+/// A build that tries to read or write the build cache (its folder made
+/// world-writable first, with entries in it) gets nowhere: the upload
+/// builds and earns full marks, and the cache is as it was but for its own
+/// new entry. The same Makefile run unconfined gets through (the control).
+#[test]
+fn a_build_cannot_reach_the_build_cache() {
+    if !confinement_available() {
+        return;
+    }
+    let arena = Arena::new();
+    // Entries to attack: the adapter and a build.
+    let warm = arena.chessgrade(&[
+        "grade",
+        "--submission",
+        "tests/fixtures/submissions/lab3-correct",
+        "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+    ]);
+    assert_eq!(warm.status.code(), Some(0), "{warm:?}");
+    let upload = arena.class().join("cache-attacker");
+    std::fs::create_dir_all(&upload).unwrap();
+    std::fs::copy(
+        root().join("tests/fixtures/console-scripts/cuhk_chess.py"),
+        upload.join("chess.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        upload.join("Makefile"),
+        cache_attack_makefile(&arena.cache()),
+    )
+    .unwrap();
+    arena.open_up();
+    let before = arena.files();
+    let run = arena.chessgrade(&[
+        "grade",
+        "--submission",
+        upload.to_str().unwrap(),
+        "scenarios/cuhk/console",
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("points 1/1"), "{stdout}");
+    let cache = arena.cache();
+    let mut after = arena.files();
+    let added: Vec<PathBuf> = after
+        .keys()
+        .filter(|p| !before.contains_key(*p))
+        .cloned()
+        .collect();
+    after.retain(|p, _| before.contains_key(p));
+    assert_eq!(before, after, "the build changed the cache");
+    assert_eq!(added.len(), 1, "one new entry, the upload's: {added:?}");
+    assert!(added[0].starts_with(cache.join("builds")), "{added:?}");
+    assert_cache_intact(&cache, 1, 2);
+
+    // The control: the same Makefile, unconfined, reaches the cache.
+    let control = arena.path("control");
+    copy_dir(&upload, &control);
+    let make = Command::new("make").current_dir(&control).output().unwrap();
+    let said = String::from_utf8_lossy(&make.stdout);
+    assert!(
+        said.starts_with("ATTACK SUCCEEDED: listed the build cache"),
+        "{said}"
+    );
 }
 
 /// The build is confined like the program: a source that includes a

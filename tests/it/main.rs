@@ -3,6 +3,7 @@
 //! pool of test threads.
 mod helpers;
 
+mod build_cache;
 mod class;
 mod cli;
 mod console;

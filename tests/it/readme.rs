@@ -99,14 +99,18 @@ pub(crate) fn untimed(line: &str) -> String {
     {
         s.truncate(i);
     }
-    // `note: compile: 2.39s (g++ ...)`: the build's time.
-    if let Some(rest) = s.strip_prefix("note: compile: ")
-        && let Some((time, flags)) = rest.split_once(' ')
-        && time
-            .strip_suffix('s')
-            .is_some_and(|t| t.parse::<f64>().is_ok())
-    {
-        s = format!("note: compile: {flags}");
+    // `note: compile: 2.39s (g++ ...)`: the build's time, or
+    // `from the build cache` when an earlier test built the same upload.
+    if let Some(rest) = s.strip_prefix("note: compile: ") {
+        if let Some(flags) = rest.strip_prefix("from the build cache ") {
+            s = format!("note: compile: {flags}");
+        } else if let Some((time, flags)) = rest.split_once(' ')
+            && time
+                .strip_suffix('s')
+                .is_some_and(|t| t.parse::<f64>().is_ok())
+        {
+            s = format!("note: compile: {flags}");
+        }
     }
     // A class's `graded in 8.3s`.
     if let Some(time) = s.strip_prefix("graded in ")
@@ -206,6 +210,18 @@ fn the_matcher_skips_and_refuses() {
     assert!(matches(&v(&["note: /.../m.cc"]), &v(&["note: /home/u/m.cc"])).is_ok());
     assert_eq!(untimed("graded in 8.3s"), "graded in");
     assert_eq!(untimed("graded in class/"), "graded in class/");
+    // Actual lines are untimed before matching, as `check` does.
+    let built = v(&["note: compile: 6.51s (g++ -g)"]);
+    let actual = |line: &str| vec![untimed(line)];
+    assert!(matches(&built, &actual("note: compile: 0.2s (g++ -g)")).is_ok());
+    assert!(
+        matches(
+            &built,
+            &actual("note: compile: from the build cache (g++ -g)")
+        )
+        .is_ok()
+    );
+    assert!(matches(&built, &actual("note: compile: from the build cache (g++)")).is_err());
     assert_eq!(
         words("perft --fen \"a b\" --x 'c*'"),
         ["perft", "--fen", "a b", "--x", "c*"]

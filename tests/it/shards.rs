@@ -95,10 +95,15 @@ fn untimed(v: Value, course: &Path) -> Value {
             }
             Value::Array(a) => a.iter_mut().for_each(walk),
             Value::String(s) => {
+                // Built now (`1.23s`) or copied from the build cache
+                // (`from the build cache`), depending on which run came
+                // first; a console build's cache note likewise.
                 if let Some(rest) = s.strip_prefix("compile: ")
-                    && let Some((_secs, how)) = rest.split_once("s (")
+                    && let Some((_secs, how)) = rest.split_once(" (")
                 {
                     *s = format!("compile: _s ({how}");
+                } else if s == chessgrade::grading::subject::FROM_CACHE_NOTE {
+                    *s = String::new();
                 }
             }
             _ => {}
