@@ -164,7 +164,10 @@ fn explain_console_cmd(a: &ExplainArgs, scenario: &Scenario, source: &str, found
         return 2;
     }
     let options = match a.console.options(&a.subject.compiler, &a.limits) {
-        Ok(o) => o,
+        Ok(mut o) => {
+            o.cache = a.subject.build_cache();
+            o
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 2;

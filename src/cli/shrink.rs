@@ -176,7 +176,10 @@ fn shrink_console(
         return 2;
     };
     let options = match console_args.options(&subject.compiler, limit_args) {
-        Ok(o) => o,
+        Ok(mut o) => {
+            o.cache = subject.build_cache();
+            o
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
