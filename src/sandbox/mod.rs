@@ -269,7 +269,7 @@ pub fn spawn(
     grants.own_proc = limits.own_proc;
     let confinement = jail::Confinement::prepare(&grants, workdir)?;
     confine(&mut command, limits, confinement);
-    let mut child = command.spawn()?;
+    let mut child = spawn_retrying(&mut command)?;
     // The parent's copies of the write ends close with `command`, so the
     // reader sees end of file once the process tree lets go of them.
     drop(command);
@@ -374,6 +374,27 @@ const SIGKILLED: i32 = nix::sys::signal::Signal::SIGKILL as i32;
 
 /// Puts the child in its own process group, applies the rlimits and enters
 /// the confinement between fork and exec.
+/// Starts `command`, again while its program is busy (ETXTBSY): a
+/// program the grader has just written (a build copied from the build
+/// cache) stays open for writing in any child another thread forked while
+/// it was being written, until that child's `exec` (the descriptor is
+/// close-on-exec), which is a matter of milliseconds.
+fn spawn_retrying(command: &mut Command) -> io::Result<std::process::Child> {
+    let mut wait = Duration::from_millis(1);
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.raw_os_error() == Some(nix::errno::Errno::ETXTBSY as i32)
+                    && wait <= Duration::from_millis(512) =>
+            {
+                std::thread::sleep(wait);
+                wait *= 2;
+            }
+            r => return r,
+        }
+    }
+}
+
 fn confine(command: &mut Command, limits: &Limits, mut confinement: jail::Confinement) {
     use nix::sys::resource::{Resource, setrlimit};
     command.process_group(0);
