@@ -123,7 +123,7 @@ impl SubjectArgs {
 
 /// A `--build-cache` folder: not beneath the system folders every
 /// submission may read (the library's rule).
-fn build_cache_dir(text: &str) -> Result<PathBuf, String> {
+fn build_cache_dir(text: &str) -> Result<PathBuf, chessgrade::submission::BadCacheDir> {
     chessgrade::submission::check_cache_dir(std::path::Path::new(text))
 }
 

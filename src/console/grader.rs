@@ -76,7 +76,7 @@ impl ConsoleOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetupError {
     /// Scenarios that cannot be graded on a console program, one message each.
-    NotGradable(Vec<String>),
+    NotGradable(Vec<super::Ungradable>),
     /// The scenarios belong to both courses.
     MixedDialects,
     /// The overlay is not a folder.
@@ -90,7 +90,7 @@ impl SetupError {
     pub fn messages(&self) -> Vec<String> {
         match self {
             SetupError::NotGradable(problems) => {
-                let mut lines = problems.clone();
+                let mut lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
                 lines.push(format!(
                     "{} scenario(s) cannot be graded on a console program; nothing was run",
                     problems.len()
@@ -306,17 +306,17 @@ impl ConsoleGrader {
                     builds.push(build);
                     Ok(command)
                 }
-                Err(BuildError::Compile(msg)) => Err(msg),
+                Err(BuildError::Compile(msg)) => Err(super::CompilerOutput(msg)),
                 Err(e) => return Err(e),
             };
             if let Some(files) = files {
                 let first = |msg: &str| msg.lines().next().unwrap_or("").to_string();
                 notes.push(match &result {
                     Ok(_) => format!("built with {} for {scenarios} scenario(s)", files.what),
-                    Err(msg) => format!(
+                    Err(output) => format!(
                         "did not compile with {} (its {scenarios} scenario(s) fail): {}",
                         files.what,
-                        first(msg)
+                        first(&output.0)
                     ),
                 });
             }
@@ -328,6 +328,7 @@ impl ConsoleGrader {
             let msg = results
                 .into_iter()
                 .find_map(|(_, r)| r.err())
+                .map(|output| output.0)
                 .unwrap_or_default();
             return Err(BuildError::Compile(msg));
         };

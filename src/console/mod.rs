@@ -259,24 +259,66 @@ pub fn plan(scenario: &Scenario, texts: &Texts) -> Result<Plan, NotGradable> {
 /// console program: it parses, its dialect can express it, and the
 /// reference still agrees with its reviewed snapshot (when there is one),
 /// so that the expected text follows reviewed expectations.
-pub fn check_gradable(found: &Found, texts: &Texts, store: &SnapshotStore) -> Result<Plan, String> {
-    let name = found.path.display();
-    let scenario = found.load().map_err(|d| d.to_string())?;
-    let plan =
-        plan(&scenario, texts).map_err(|e| format!("{name}: not gradable by console: {e}"))?;
+pub fn check_gradable(
+    found: &Found,
+    texts: &Texts,
+    store: &SnapshotStore,
+) -> Result<Plan, Ungradable> {
+    let scenario = found.load().map_err(Ungradable::Malformed)?;
+    let plan = plan(&scenario, texts).map_err(|why| Ungradable::Inexpressible {
+        path: found.path.clone(),
+        why,
+    })?;
     if let Ok(Some(snap)) = store.load(&found.rel) {
         let trace = crate::runner::execute(&scenario, &mut EngineSubject::new())
             .trace
             .render();
         if !snap.matches(&trace) {
-            return Err(format!(
-                "{name}: the reference engine no longer agrees with the reviewed snapshot {} (run `chessgrade run` and review it first)",
-                store.path_for(&found.rel).display()
-            ));
+            return Err(Ungradable::SnapshotDisagrees {
+                path: found.path.clone(),
+                snapshot: store.path_for(&found.rel),
+            });
         }
     }
     Ok(plan)
 }
+
+/// Why a scenario cannot be graded on a console program (the staff's
+/// problem, found before anything runs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ungradable {
+    /// It does not load (located).
+    Malformed(crate::scenario::Diagnostic),
+    /// The course's program cannot play it.
+    Inexpressible {
+        path: std::path::PathBuf,
+        why: NotGradable,
+    },
+    /// Its reviewed snapshot says otherwise than the reference engine now.
+    SnapshotDisagrees {
+        path: std::path::PathBuf,
+        snapshot: std::path::PathBuf,
+    },
+}
+
+impl std::fmt::Display for Ungradable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ungradable::Malformed(d) => write!(f, "{d}"),
+            Ungradable::Inexpressible { path, why } => {
+                write!(f, "{}: not gradable by console: {why}", path.display())
+            }
+            Ungradable::SnapshotDisagrees { path, snapshot } => write!(
+                f,
+                "{}: the reference engine no longer agrees with the reviewed snapshot {} (run `chessgrade run` and review it first)",
+                path.display(),
+                snapshot.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Ungradable {}
 
 /// A console program to grade: its command and its limits, and the
 /// preloaded shim that keeps its output order and its clock repeatable.
@@ -293,20 +335,44 @@ pub struct ConsoleProgram {
     /// An upload's builds, one per set of [`BuildFiles`] the scenarios ask
     /// for (`None`: the upload as it is): its program, or the compiler's
     /// message when that build failed.
-    pub builds: Vec<(Option<BuildFiles>, Result<EngineCommand, String>)>,
+    pub builds: Vec<(Option<BuildFiles>, Result<EngineCommand, CompilerOutput>)>,
 }
+
+/// What the compiler said when one of an upload's builds failed (the
+/// student's result).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompilerOutput(pub String);
+
+/// The build a scenario needed failed: what it was built with besides the
+/// upload (the graders' Mystery.h), if anything, and the compiler's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildFailed {
+    pub with: Option<String>,
+    pub output: CompilerOutput,
+}
+
+impl std::fmt::Display for BuildFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.with {
+            Some(what) => write!(f, "built with {what}:\n{}", self.output.0),
+            None => f.write_str(&self.output.0),
+        }
+    }
+}
+
+impl std::error::Error for BuildFailed {}
 
 impl ConsoleProgram {
     /// The program `plan` runs: the build made with its files, else
     /// `command`; `Err` (what was built, and the compiler's message) when
     /// that build failed.
-    pub fn command_for(&self, plan: &Plan) -> Result<&EngineCommand, String> {
+    pub fn command_for(&self, plan: &Plan) -> Result<&EngineCommand, BuildFailed> {
         match self.builds.iter().find(|(files, _)| *files == plan.build) {
             None => Ok(&self.command),
             Some((_, Ok(command))) => Ok(command),
-            Some((files, Err(msg))) => Err(match files {
-                Some(files) => format!("built with {}:\n{msg}", files.what),
-                None => msg.clone(),
+            Some((files, Err(output))) => Err(BuildFailed {
+                with: files.as_ref().map(|f| f.what.clone()),
+                output: output.clone(),
             }),
         }
     }
@@ -340,9 +406,9 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
     let command = match program.command_for(&plan) {
         Ok(command) => command,
         // This scenario's own build (its Mystery piece) failed: the student's.
-        Err(msg) => {
+        Err(failed) => {
             let failure = Failure {
-                kind: FailureKind::CompileError(msg),
+                kind: FailureKind::CompileError(failed.to_string()),
                 line: None,
                 step_source: None,
                 board_before: BoardText(String::new()),

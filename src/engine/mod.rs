@@ -54,7 +54,8 @@ pub use perft::{Interrupted, divide_until, perft_report, perft_report_with, perf
 pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
 pub use refusal::MoveError;
 pub use rules::{
-    Castling, MYSTERY_MAX_OFFSETS, MysteryShape, Notation, PieceValues, RoleSet, RuleSet, RuleSetId,
+    BadShape, Castling, MYSTERY_MAX_OFFSETS, MysteryShape, Notation, PieceValues, RoleSet, RuleSet,
+    RuleSetId,
 };
 
 #[cfg(test)]

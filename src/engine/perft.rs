@@ -8,6 +8,7 @@
 //! of ordinary width to the fast [`Position::perft`]. Their counts are the
 //! same by construction; the clock is read at most once per such subtree.
 
+use super::fen::FenError;
 use super::position::Position;
 use super::rules::RuleSet;
 use std::time::Instant;
@@ -72,7 +73,7 @@ fn count_until(pos: &mut Position, depth: u32, deadline: Instant) -> Result<u64,
 /// `move: count` line per root move (sorted by move text), a blank line, then
 /// `Nodes searched: N`; without, just `Nodes searched: N`. A FEN that does
 /// not parse gives the parser's message.
-pub fn perft_report(fen: &str, depth: u32, divide: bool) -> Result<String, String> {
+pub fn perft_report(fen: &str, depth: u32, divide: bool) -> Result<String, FenError> {
     perft_report_with(RuleSet::standard(), fen, depth, divide)
 }
 
@@ -82,8 +83,8 @@ pub fn perft_report_with(
     fen: &str,
     depth: u32,
     divide: bool,
-) -> Result<String, String> {
-    let pos = Position::from_fen(rules, fen).map_err(|e| e.to_string())?;
+) -> Result<String, FenError> {
+    let pos = Position::from_fen(rules, fen)?;
     let mut out = String::new();
     let total = if divide && depth > 0 {
         let moves = pos.divide(depth);
@@ -150,6 +151,7 @@ mod tests {
     #[test]
     fn bad_fen_is_an_error_message() {
         let err = perft_report("rnbqkbnr/pppppppp w", 1, false).unwrap_err();
-        assert!(err.contains("4 to 6 fields"), "{err}");
+        assert_eq!(err, FenError::FieldCount(2));
+        assert!(err.to_string().contains("4 to 6 fields"), "{err}");
     }
 }

@@ -192,16 +192,45 @@ pub struct MysteryShape {
     len: usize,
 }
 
+/// Why [`MysteryShape::new`] refused a shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadShape {
+    /// Not 1 to [`MYSTERY_MAX_OFFSETS`] offsets (how many were given).
+    Count(usize),
+    /// An offset that does not move, or moves over 16 squares a way.
+    Offset(i32, i32),
+    /// A slider's offset that is not a straight line.
+    SliderOffset(i32, i32),
+}
+
+impl std::fmt::Display for BadShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadShape::Count(n) => write!(
+                f,
+                "a Mystery piece needs 1 to {MYSTERY_MAX_OFFSETS} offsets, found {n}"
+            ),
+            BadShape::Offset(dr, dc) => write!(
+                f,
+                "offset {dr},{dc}: each offset moves, by at most 16 each way"
+            ),
+            BadShape::SliderOffset(dr, dc) => write!(
+                f,
+                "offset {dr},{dc}: a slider moves along straight lines (offsets of -1, 0 or 1)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadShape {}
+
 impl MysteryShape {
     /// The shape of the given offsets: 1 to [`MYSTERY_MAX_OFFSETS`], none
     /// `(0, 0)`, each coordinate at most 16 away; a slider's offsets must
     /// be straight lines (each coordinate -1, 0 or 1).
-    pub fn new(slides: bool, offsets: &[(i32, i32)], value: u32) -> Result<MysteryShape, String> {
+    pub fn new(slides: bool, offsets: &[(i32, i32)], value: u32) -> Result<MysteryShape, BadShape> {
         if offsets.is_empty() || offsets.len() > MYSTERY_MAX_OFFSETS {
-            return Err(format!(
-                "a Mystery piece needs 1 to {MYSTERY_MAX_OFFSETS} offsets, found {}",
-                offsets.len()
-            ));
+            return Err(BadShape::Count(offsets.len()));
         }
         let mut shape = MysteryShape {
             slides,
@@ -211,14 +240,10 @@ impl MysteryShape {
         };
         for &(dr, dc) in offsets {
             if (dr, dc) == (0, 0) || dr.abs() > 16 || dc.abs() > 16 {
-                return Err(format!(
-                    "offset {dr},{dc}: each offset moves, by at most 16 each way"
-                ));
+                return Err(BadShape::Offset(dr, dc));
             }
             if slides && (dr.abs() > 1 || dc.abs() > 1) {
-                return Err(format!(
-                    "offset {dr},{dc}: a slider moves along straight lines (offsets of -1, 0 or 1)"
-                ));
+                return Err(BadShape::SliderOffset(dr, dc));
             }
             for (a, b) in [(dr, dc), (dc, dr)] {
                 for v in [(a, b), (-a, b), (a, -b), (-a, -b)] {
@@ -438,9 +463,23 @@ mod tests {
         let wazir_rider = MysteryShape::new(true, &[(1, 0)], 0).unwrap();
         assert_eq!(wazir_rider.vectors().len(), 4);
         assert!(wazir_rider.reaches(0, -5) && !wazir_rider.reaches(1, 1));
-        assert!(MysteryShape::new(true, &[(1, 2)], 0).is_err());
-        assert!(MysteryShape::new(false, &[(0, 0)], 0).is_err());
-        assert!(MysteryShape::new(false, &[], 0).is_err());
-        assert!(MysteryShape::new(false, &[(17, 0)], 0).is_err());
+        assert_eq!(
+            MysteryShape::new(true, &[(1, 2)], 0).unwrap_err(),
+            BadShape::SliderOffset(1, 2)
+        );
+        assert_eq!(
+            MysteryShape::new(false, &[(0, 0)], 0).unwrap_err(),
+            BadShape::Offset(0, 0)
+        );
+        assert_eq!(
+            MysteryShape::new(false, &[], 0).unwrap_err(),
+            BadShape::Count(0)
+        );
+        assert_eq!(
+            MysteryShape::new(false, &[(17, 0)], 0)
+                .unwrap_err()
+                .to_string(),
+            "offset 17,0: each offset moves, by at most 16 each way"
+        );
     }
 }

@@ -133,7 +133,7 @@ pub fn explain_console(
         .map_err(|e| ConsoleExplainError::NotGradable(e.to_string()))?;
     let command = program
         .command_for(&plan)
-        .map_err(ConsoleExplainError::Compile)?;
+        .map_err(|failed| ConsoleExplainError::Compile(failed.to_string()))?;
     let outcome = console::run(&plan, command, program).map_err(|e| {
         ConsoleExplainError::Start(format!("cannot start {}: {e}", command.program.display()))
     })?;

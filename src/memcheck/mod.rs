@@ -103,13 +103,25 @@ impl fmt::Display for Tool {
     }
 }
 
+/// A `--memcheck` value that names no memory checker (the text given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not a memory checker (asan or valgrind)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
 impl std::str::FromStr for Tool {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Tool, String> {
+    type Err = UnknownTool;
+    fn from_str(s: &str) -> Result<Tool, UnknownTool> {
         match s {
             "asan" => Ok(Tool::Asan),
             "valgrind" => Ok(Tool::Valgrind),
-            _ => Err(format!("`{s}` is not a memory checker (asan or valgrind)")),
+            _ => Err(UnknownTool(s.to_string())),
         }
     }
 }

@@ -41,8 +41,8 @@ pub enum RequestError {
     MysteryKind,
     /// `` offsets are `dr,dc` ``
     Offset,
-    /// A Mystery shape the engine refuses (its message).
-    Mystery(String),
+    /// A Mystery shape the engine refuses.
+    Mystery(crate::engine::BadShape),
     /// ``unexpected `extra` ``: a token after the request's last argument.
     Unexpected(String),
 }
@@ -77,7 +77,8 @@ impl fmt::Display for RequestError {
             RequestError::BoardSize(e) => e.fmt(f),
             RequestError::ScanKind => f.write_str("expected `SCAN VALID` or `SCAN THREAT`"),
             RequestError::MissingRuleSet => f.write_str("missing rule set"),
-            RequestError::RuleSet(why) | RequestError::Mystery(why) => f.write_str(why),
+            RequestError::RuleSet(why) => f.write_str(why),
+            RequestError::Mystery(why) => write!(f, "{why}"),
             RequestError::MysteryKind => {
                 f.write_str("expected `mystery leaper|slider <value> <dr,dc>...`")
             }

@@ -569,7 +569,7 @@ fn mystery(line: Span) -> PResult<MysteryShape> {
     .parse(line)?;
     match MysteryShape::new(slides, &offsets, value.unwrap_or(0)) {
         Ok(shape) => Ok((line, shape)),
-        Err(why) => fail(first_offset, why),
+        Err(why) => fail(first_offset, why.to_string()),
     }
 }
 

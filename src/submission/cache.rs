@@ -108,8 +108,11 @@ impl BuildCache {
 /// Checks a `--build-cache` folder: made absolute, and refused beneath the
 /// folders every submission may read (the system roots of the sandbox),
 /// where any student could read the class's builds.
-pub fn check_cache_dir(dir: &Path) -> Result<PathBuf, String> {
-    let abs = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn check_cache_dir(dir: &Path) -> Result<PathBuf, BadCacheDir> {
+    let abs = std::path::absolute(dir).map_err(|e| BadCacheDir::Unresolvable {
+        dir: dir.to_path_buf(),
+        error: e.to_string(),
+    })?;
     // Lexically (`a/../b`), then through links where the folder exists.
     let mut normal = PathBuf::new();
     for c in abs.components() {
@@ -124,17 +127,44 @@ pub fn check_cache_dir(dir: &Path) -> Result<PathBuf, String> {
     let real = normal.canonicalize().unwrap_or_else(|_| normal.clone());
     for root in crate::sandbox::SYSTEM_ROOTS {
         if normal.starts_with(root) || real.starts_with(root) {
-            return Err(format!(
-                "{} is beneath {root}, which every submission may read: keep the build cache in a folder of the graders' own",
-                dir.display()
-            ));
+            return Err(BadCacheDir::SystemFolder {
+                dir: dir.to_path_buf(),
+                root,
+            });
         }
     }
     if normal == Path::new("/") {
-        return Err("the build cache cannot be the root folder".into());
+        return Err(BadCacheDir::Root);
     }
     Ok(normal)
 }
+
+/// A `--build-cache` folder refused by [`check_cache_dir`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadCacheDir {
+    /// It cannot be made absolute.
+    Unresolvable { dir: PathBuf, error: String },
+    /// It lies beneath a folder every submission may read.
+    SystemFolder { dir: PathBuf, root: &'static str },
+    /// It is `/`.
+    Root,
+}
+
+impl std::fmt::Display for BadCacheDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadCacheDir::Unresolvable { dir, error } => write!(f, "{}: {error}", dir.display()),
+            BadCacheDir::SystemFolder { dir, root } => write!(
+                f,
+                "{} is beneath {root}, which every submission may read: keep the build cache in a folder of the graders' own",
+                dir.display()
+            ),
+            BadCacheDir::Root => f.write_str("the build cache cannot be the root folder"),
+        }
+    }
+}
+
+impl std::error::Error for BadCacheDir {}
 
 /// The largest entry kept (a program with its debug information is a few
 /// MiB; a build that makes more is built again each time).

@@ -232,6 +232,11 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
                 key.command(tool, args);
             }
             key.command("(the program)", &[program.clone().into_os_string()]);
+            // A checked build's environment (PATH with its compiler wrappers
+            // first), the build folder written `$BUILD` as in commands.
+            for (name, value) in &env {
+                key.command(&format!("(env {name})"), std::slice::from_ref(value));
+            }
             Some((folder, key.finish()))
         }
         None => None,

@@ -14,7 +14,7 @@ mod cache;
 mod console;
 mod lab3;
 
-pub use cache::{BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
+pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 
 pub use console::{
     BuildKind, ConsoleBuild, build_console, build_console_traced, build_kind, is_console_upload,
