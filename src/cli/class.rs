@@ -205,9 +205,17 @@ pub fn grade_class(
     if let Some(out_dir) = wrote {
         outln!("wrote {} reports to {}", graded.len(), out_dir.display());
     }
+    // A regrade says how much it took from the build cache, on the
+    // line a reader already discounts as the run's own (its time).
     let cached = graded.iter().filter(|g| g.from_cache).count();
-    outln!("builds from the build cache: {cached} of {}", graded.len());
-    outln!("graded in {:.1}s", started.elapsed().as_secs_f64());
+    let elapsed = started.elapsed().as_secs_f64();
+    match cached {
+        0 => outln!("graded in {elapsed:.1}s"),
+        n => outln!(
+            "graded in {elapsed:.1}s ({n} of {} builds from the build cache)",
+            graded.len()
+        ),
+    }
     Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
 }
 

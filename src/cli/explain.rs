@@ -9,7 +9,7 @@ use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
 use super::grade;
 use chessgrade::explain::{RenderOptions, render, render_console};
 use chessgrade::grading::{
-    self, Expected, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
+    self, Expected, FROM_CACHE_NOTE, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
 };
 use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
@@ -73,7 +73,10 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
             out += &format!(
                 "expected: what the {course} program prints, worked out on the reference engine\n"
             );
-            for note in &prepared.notes {
+            // What it was built with (the graders' Mystery.h, a memory
+            // check); not where the build came from, which is no part of
+            // the scenario's story.
+            for note in prepared.notes.iter().filter(|n| *n != FROM_CACHE_NOTE) {
                 out += &format!("note: {note}\n");
             }
             out += &format!(

@@ -21,7 +21,8 @@ pub use batch::{BatchSpec, Discovered, Events, Outcome, Silent};
 pub use error::StaffError;
 pub use single::{Expected, One, Shrinking, Walked, explain_one, shrink_one};
 pub use subject::{
-    Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command, resolve, upload_kind,
+    FROM_CACHE_NOTE, Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command,
+    resolve, upload_kind,
 };
 
 /// The isolation submissions get, as a report note

@@ -200,6 +200,39 @@ const PERFORMANCE: &str = "docs/performance.md";
 const PLANS: &[(&str, &str, Plan)] = &[
     (
         README,
+        "chessgrade grade --class class/ --filter lab3/pawns -q --format json --output class.json",
+        Plan::Skip(
+            "the regrade of the README's class (graded by readme_lab3_class_whole_and_in_two_shards): \
+             build_cache::a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing grades a \
+             class twice so and checks the scores and that nothing was compiled",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --class uploads/ scenarios/lab3 --format json --output class.json",
+        Plan::Skip(
+            "first run and regrade: build_cache::a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing \
+             runs them on a class of fixtures and checks the scores",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --class uploads/ scenarios/lab3 --shard 2/4 --build-cache /srv/course/build-cache ...",
+        Plan::Skip(
+            "`...` for the shard recipe's flags; build_cache::two_graders_sharing_a_cache_at_once_leave_it_whole \
+             runs two graders on one --build-cache folder",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --class uploads/ scenarios/lab3 --no-build-cache",
+        Plan::Skip(
+            "build_cache::no_build_cache_neither_reads_nor_writes_uploads_builds runs it on a class of \
+             fixtures and checks the scores",
+        ),
+    ),
+    (
+        README,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-use-after-free ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part2_8x8_1.txt --memcheck",
         Plan::Readme,
     ),
@@ -513,7 +546,7 @@ fn check_excerpt(doc: &str, text: &str, printed: &str) {
     let Some(expected) = excerpt(doc, text) else {
         return;
     };
-    let actual: Vec<String> = printed.lines().map(crate::readme::untimed).collect();
+    let actual = crate::readme::actual_lines(printed);
     if let Err(why) = crate::readme::matches(&expected, &actual) {
         panic!(
             "{doc}: `$ {text}`: the excerpt is not what it prints: {why}\n--- printed:\n{printed}"
