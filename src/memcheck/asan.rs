@@ -332,7 +332,7 @@ fn to_error(r: Report, sources: &Sources) -> MemoryError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memcheck::Frame;
+    use crate::memcheck::frame;
     use std::path::Path;
 
     /// A real report (GCC 12, `lab3-use-after-free`'s shape), trimmed of
@@ -364,14 +364,6 @@ Shadow bytes around the buggy address:
 
     fn sources() -> Sources {
         Sources::at(Path::new("/tmp/b/upload"))
-    }
-
-    fn frame(file: &str, line: u32, function: &str) -> Option<Frame> {
-        Some(Frame {
-            function: function.into(),
-            file: file.into(),
-            line,
-        })
     }
 
     #[test]

@@ -195,6 +195,16 @@ pub struct Frame {
     pub line: u32,
 }
 
+/// `Some(frame)` at `file:line` in `function`, as the parsers' tests expect it.
+#[cfg(test)]
+pub(crate) fn frame(file: &str, line: u32, function: &str) -> Option<Frame> {
+    Some(Frame {
+        function: function.into(),
+        file: file.into(),
+        line,
+    })
+}
+
 impl fmt::Display for Frame {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.file, self.line)?;
@@ -942,14 +952,6 @@ mod tests {
             unknown.student_file("/home/s/Board.cpp").as_deref(),
             Some("/home/s/Board.cpp")
         );
-    }
-
-    fn frame(file: &str, line: u32, function: &str) -> Option<Frame> {
-        Some(Frame {
-            function: function.into(),
-            file: file.into(),
-            line,
-        })
     }
 
     #[test]

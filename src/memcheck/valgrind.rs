@@ -276,7 +276,7 @@ fn to_error(raw: &RawError, sources: &Sources) -> MemoryError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memcheck::Frame;
+    use crate::memcheck::frame;
     use std::path::Path;
 
     fn sources() -> Sources {
@@ -333,14 +333,6 @@ mod tests {
                 177
             ),
         ))
-    }
-
-    fn frame(file: &str, line: u32, function: &str) -> Option<Frame> {
-        Some(Frame {
-            function: function.into(),
-            file: file.into(),
-            line,
-        })
     }
 
     #[test]

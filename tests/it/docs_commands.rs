@@ -45,7 +45,7 @@
 //! reasoning is beside each expectation; `EXPECT` files and
 //! `tests/fixtures/*/README.md` say which scenarios each bug touches).
 
-use crate::helpers::{cache_home, console_fixture, console_program, copy_dir, root, submission};
+use crate::helpers::{console_fixture, console_program, copy_dir, root, submission};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -675,7 +675,9 @@ impl Course {
         ];
         dirs.extend(std::env::split_paths(&path));
         c.env("PATH", std::env::join_paths(dirs).unwrap())
-            .env("XDG_CACHE_HOME", cache_home())
+            // A cache of the course's own: an excerpt comes from a first
+            // run, which built every upload (the adapter's object aside).
+            .env("XDG_CACHE_HOME", self.tmp.path().join("cache"))
             .env("TMPDIR", self.tmp.path().join("tmp"))
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")
