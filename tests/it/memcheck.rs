@@ -4,7 +4,8 @@
 //! kind and the student's own file and line under both tools; the correct
 //! Lab 3, JHU and CUHK fixtures report nothing; the policies (errors as
 //! notes, leaks as a test item of their own) change what a finding costs;
-//! class mode, `explain` (Lab 3 and console) and `shrink` take the same
+//! class mode (Lab 3 and console classes), `explain` (Lab 3 and console)
+//! and `shrink` take the same
 //! flags and show the findings; and a hostile upload stays
 //! confined while checked (its own `/proc/<pid>` is readable, nothing else).
 //!
@@ -534,6 +535,74 @@ fn a_class_is_checked_member_by_member() {
         (f.1.as_str(), f.3.as_str()),
         ("out_of_bounds", "ChessBoard.cc:219")
     );
+}
+
+/// A class of console uploads checked with AddressSanitizer: each member
+/// built with the checker's flags behind the course's Makefile (the
+/// starter overlay on top), each judged on its own: the correct program
+/// passes with nothing found, the use after free fails where its bug is,
+/// the leak passes with its leak noted.
+#[test]
+fn a_class_of_console_programs_is_checked_member_by_member() {
+    if helpers::shared("jhu-course").is_none() {
+        return;
+    }
+    let class = tempfile::tempdir().unwrap();
+    for name in ["jhu-correct", "jhu-use-after-free", "jhu-leak"] {
+        copy_dir(&console_fixture(name), &class.path().join(name));
+    }
+    let overlay = jhu_overlay(None);
+    let reports = tempfile::tempdir().unwrap();
+    let name = "jhu/score/shannon_values_after_captures.txt";
+    let out = run(&[
+        "grade",
+        "--class",
+        class.path().to_str().unwrap(),
+        "--overlay",
+        overlay.path().to_str().unwrap(),
+        root().join("scenarios/jhu").to_str().unwrap(),
+        "--root",
+        root().join("scenarios").to_str().unwrap(),
+        "--snapshots",
+        root().join("snapshots").to_str().unwrap(),
+        "--filter",
+        name,
+        "--memcheck",
+        "--format",
+        "json",
+        "--output-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("memcheck: AddressSanitizer"), "{text}");
+    let member = |who: &str| -> Value {
+        let path = reports.path().join(format!("{who}.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let correct = member("jhu-correct");
+    let rec = scenario(&correct, name);
+    assert_eq!(
+        (
+            rec["status"].clone(),
+            rec["memory"]["errors"].clone(),
+            rec["memory"]["leaks"].clone()
+        ),
+        ("pass".into(), 0.into(), Value::Null),
+        "{text}"
+    );
+    let uaf = member("jhu-use-after-free");
+    let f = memory_failure(scenario(&uaf, name));
+    assert_eq!(
+        (f.1.as_str(), f.3.as_str(), f.4.as_str()),
+        ("use_after_free", "Board.cpp:94", "Board.cpp:91"),
+        "{text}"
+    );
+    let leak = member("jhu-leak");
+    let rec = scenario(&leak, name);
+    assert_eq!(rec["status"], "pass", "{text}");
+    let (file, _, line) = largest_leak(rec);
+    assert_eq!((file.as_str(), line), ("Board.cpp", 40), "{text}");
 }
 
 #[test]
