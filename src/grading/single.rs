@@ -52,14 +52,8 @@ impl One {
 /// What a protocol subject's answers are held against.
 #[derive(Clone, Debug)]
 pub enum Expected {
-    /// The scenario's snapshot; `engine_agrees` when the reference engine
-    /// gives exactly its answers (so a smaller scenario may be judged
-    /// against the engine).
-    Snapshot {
-        path: PathBuf,
-        body: String,
-        engine_agrees: bool,
-    },
+    /// The scenario's snapshot.
+    Snapshot { path: PathBuf, body: String },
     /// No snapshot: the reference engine's answers.
     Reference { body: String },
 }
@@ -68,17 +62,15 @@ impl Expected {
     /// The scenario's snapshot in `store`, else the reference engine's
     /// trace. A snapshot that cannot be read is the staff's error.
     pub fn of(one: &One, store: &SnapshotStore) -> Result<Expected, StaffError> {
-        let engine = runner::execute(&one.scenario, &mut EngineSubject::new())
-            .trace
-            .render();
         let path = store.path_for(&one.found.rel);
         match store.load(&one.found.rel) {
             Ok(Some(snap)) => Ok(Expected::Snapshot {
-                engine_agrees: compare(&snap.body, &engine).is_none(),
                 path,
                 body: snap.body,
             }),
-            Ok(None) => Ok(Expected::Reference { body: engine }),
+            Ok(None) => Ok(Expected::Reference {
+                body: reference_trace(one),
+            }),
             Err(e) => Err(StaffError::Scenario(format!(
                 "{}: cannot read snapshot: {e}",
                 path.display()
@@ -91,6 +83,23 @@ impl Expected {
             Expected::Snapshot { body, .. } | Expected::Reference { body } => body,
         }
     }
+
+    /// Whether the reference engine gives exactly these answers, so that a
+    /// smaller scenario may be judged against the engine (runs it only
+    /// when there is a snapshot to hold it against).
+    pub fn engine_agrees(&self, one: &One) -> bool {
+        match self {
+            Expected::Reference { .. } => true,
+            Expected::Snapshot { body, .. } => compare(body, &reference_trace(one)).is_none(),
+        }
+    }
+}
+
+/// The reference engine's trace of `one`.
+fn reference_trace(one: &One) -> String {
+    runner::execute(&one.scenario, &mut EngineSubject::new())
+        .trace
+        .render()
 }
 
 /// A scenario walked step by step on a prepared subject.
@@ -207,12 +216,9 @@ pub fn shrink_one(
     let mut subject = prepared
         .subject()
         .expect("a prepared subject that is neither failed nor console runs scenarios");
-    let against = match Expected::of(one, store)? {
-        Expected::Snapshot {
-            path,
-            engine_agrees: false,
-            ..
-        } => Some(path),
+    let expected = Expected::of(one, store)?;
+    let against = match expected {
+        Expected::Snapshot { ref path, .. } if !expected.engine_agrees(one) => Some(path.clone()),
         _ => None,
     };
     let shrunk = Shrinker::new(subject.as_mut(), max_runs).and_then(|mut s| match against {
