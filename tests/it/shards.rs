@@ -7,14 +7,21 @@
 //! foreign slice, a mix of kinds) and what the shard detection refuses,
 //! each exit 2 with one message, on classes of empty folders (no builds).
 //!
+//! The Slurm recipe also runs on a real Slurm, when asked (`cargo test
+//! --test it slurm -- --ignored`, which CI runs on the one-node Slurm of
+//! `.ci/slurm-up`): its two scripts submitted with `sbatch`, the array
+//! then the merge, every Slurm command bounded in time and the jobs
+//! cancelled if the test fails.
+//!
 //! The graded class: the correct upload, a one-bug mutant, one that does
 //! not compile and an empty folder, on the nine lab3/pawns scenarios.
 
 use crate::helpers::{bin, copy_dir, root};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Every variable the shard detection reads: cleared around each run, so
 /// a test run inside a CI job is not sharded by its engine.
@@ -175,32 +182,45 @@ fn one_machine() -> &'static Value {
     })
 }
 
-/// The shell lines of the docs' recipe `name` (the fenced blocks after
-/// each `<!-- recipe: name -->`), and the whole text of those blocks.
-fn recipe(name: &str) -> (Vec<String>, String) {
+/// The fenced blocks after each `<!-- recipe: name -->` of
+/// docs/grading.md, each block's text whole.
+fn recipe_blocks(name: &str) -> Vec<String> {
     let doc = std::fs::read_to_string(root().join("docs/grading.md")).unwrap();
     let marker = format!("<!-- recipe: {name} -->");
-    let mut lines = Vec::new();
-    let mut whole = String::new();
+    let mut blocks = Vec::new();
     let mut armed = false;
     let mut inside = false;
     for line in doc.lines() {
         if line.trim() == marker {
             armed = true;
         } else if line.starts_with("```") && (armed || inside) {
+            if !inside {
+                blocks.push(String::new());
+            }
             inside = !inside;
             armed = false;
         } else if inside {
-            whole.push_str(line);
-            whole.push('\n');
+            let block = blocks.last_mut().unwrap();
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    blocks
+}
+
+/// The shell lines of the docs' recipe `name` (the fenced blocks after
+/// each `<!-- recipe: name -->`), and the whole text of those blocks.
+fn recipe(name: &str) -> (Vec<String>, String) {
+    let whole = recipe_blocks(name).concat();
+    let lines: Vec<String> = whole
+        .lines()
+        .filter_map(|line| {
             let t = line.trim_start();
             let t = t.strip_prefix("- ").unwrap_or(t);
             let t = t.strip_prefix("run: ").unwrap_or(t);
-            if t.starts_with("chessgrade ") {
-                lines.push(t.to_string());
-            }
-        }
-    }
+            t.starts_with("chessgrade ").then(|| t.to_string())
+        })
+        .collect();
     assert!(!lines.is_empty(), "no recipe {name} in docs/grading.md");
     (lines, whole)
 }
@@ -230,8 +250,8 @@ fn run_recipe(
             command("sh", c.path(), &vars(k))
                 .arg("-c")
                 .arg(subst(grade[0], k))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
                 .spawn()
                 .unwrap()
         })
@@ -322,6 +342,224 @@ fn slurm_array_recipe_merges_into_the_one_machine_report() {
         assert_eq!(g["tests"].as_array().unwrap().len(), 9);
     }
     let html = std::fs::read_to_string(c.path().join("class.html")).unwrap();
+    assert!(html.contains("lab3-mutant-no-double-step"));
+}
+
+// ---------------------------------------------------------------------
+// The Slurm recipe on a real Slurm (ignored: it needs a controller).
+// ---------------------------------------------------------------------
+
+/// Runs `cmd` (whose output is small: it is read once it exits) to its
+/// end, or kills it once `limit` has passed: `None` then.
+fn bounded(cmd: &mut Command, limit: Duration) -> Option<Output> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "{:?}: {e} (this test needs Slurm's commands and a controller: \
+                 .ci/slurm-up starts a one-node Slurm)",
+                cmd.get_program()
+            )
+        });
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Slurm jobs this test submitted, cancelled when it ends (a no-op for
+/// those that are done), so a failed or timed-out test leaves none queued.
+struct Jobs(Vec<String>);
+
+impl Drop for Jobs {
+    fn drop(&mut self) {
+        if !self.0.is_empty() {
+            let _ = bounded(
+                Command::new("scancel").args(&self.0),
+                Duration::from_secs(30),
+            );
+        }
+    }
+}
+
+/// The controller's account of job `id`, one line per array task (kept
+/// `MinJobAge`, 300 s by default, after the end); none if it does not
+/// answer within 30 s.
+fn job_lines(id: &str) -> Vec<String> {
+    let out = bounded(
+        Command::new("scontrol").args(["--oneliner", "show", "job", id]),
+        Duration::from_secs(30),
+    );
+    out.map_or(Vec::new(), |o| {
+        text(&o.stdout).lines().map(String::from).collect()
+    })
+}
+
+/// The value of field `name` (`JobState`) in a line of [`job_lines`].
+fn job_field<'a>(line: &'a str, name: &str) -> &'a str {
+    line.split(' ')
+        .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
+        .unwrap_or("?")
+}
+
+/// What the failed jobs said: their output files (Slurm's
+/// `slurm-<job>_<task>.out` in the submit folder) and the controller's
+/// view of `jobs`.
+fn slurm_logs(dir: &Path, jobs: &Jobs) -> String {
+    let mut logs = String::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "out"))
+        .collect();
+    files.sort();
+    for f in files {
+        let t = std::fs::read_to_string(&f).unwrap_or_default();
+        logs.push_str(&format!("--- {}\n{t}", f.display()));
+    }
+    for line in jobs.0.iter().flat_map(|j| job_lines(j)) {
+        let fields = [
+            "JobId",
+            "ArrayTaskId",
+            "JobName",
+            "JobState",
+            "Reason",
+            "ExitCode",
+        ];
+        let fields: Vec<String> = fields
+            .iter()
+            .map(|f| format!("{f}={}", job_field(&line, f)))
+            .collect();
+        logs.push_str(&format!("--- scontrol: {}\n", fields.join(" ")));
+    }
+    logs
+}
+
+/// The docs' two Slurm scripts submitted as the docs chain them (`jid=$(sbatch
+/// --parsable grade-class.sbatch) && sbatch --dependency=afterok:$jid
+/// merge-class.sbatch`) to the Slurm the machine has (`.ci/slurm-up` starts
+/// a one-node one), the submit folder being the course folder; the merged
+/// class report must equal a one-machine class run. The array's four
+/// tasks ask one CPU each (`--cpus-per-task=1` over the script's 4, which
+/// a two-CPU node could never give), so they run two at a time.
+#[test]
+#[ignore = "needs a Slurm controller: `.ci/slurm-up` starts a one-node one (CI does)"]
+fn slurm_recipe_runs_for_real_on_slurm() {
+    const LIMIT: Duration = Duration::from_secs(600);
+    let blocks = recipe_blocks("slurm");
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert!(blocks[0].contains("#SBATCH --array=1-4"), "{}", blocks[0]);
+    assert!(blocks[1].contains("chessgrade merge "), "{}", blocks[1]);
+    let c = course();
+    let d = c.path();
+    std::fs::write(d.join("grade-class.sbatch"), &blocks[0]).unwrap();
+    std::fs::write(d.join("merge-class.sbatch"), &blocks[1]).unwrap();
+
+    let ping = bounded(
+        command("scontrol", d, &[]).arg("ping"),
+        Duration::from_secs(30),
+    );
+    match &ping {
+        Some(out) if out.status.success() && text(&out.stdout).contains("is UP") => {}
+        _ => panic!(
+            "no Slurm controller answers `scontrol ping` ({}): start one with .ci/slurm-up",
+            ping.map_or("no answer in 30 s".into(), |o| format!(
+                "{}{}",
+                text(&o.stdout).trim(),
+                text(&o.stderr).trim()
+            ))
+        ),
+    }
+
+    let mut jobs = Jobs(Vec::new());
+    let grade = bounded(
+        command("sbatch", d, &[]).args(["--parsable", "--cpus-per-task=1", "grade-class.sbatch"]),
+        Duration::from_secs(60),
+    )
+    .expect("sbatch grade-class.sbatch answers within 60 s");
+    assert!(grade.status.success(), "{}", text(&grade.stderr));
+    // `--parsable` prints `<job id>` or `<job id>;<cluster>`.
+    let grade_job = text(&grade.stdout)
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(grade_job.parse::<u64>().is_ok(), "{grade_job:?}");
+    jobs.0.push(grade_job.clone());
+    // `--wait`: sbatch returns once the merge job has ended, with its exit
+    // code; a failed grade task makes the merge's dependency one that can
+    // never be met, and the controller (`kill_invalid_depend`) cancels it.
+    let started = Instant::now();
+    let merge = bounded(
+        command("sbatch", d, &[]).args([
+            "--parsable",
+            "--wait",
+            &format!("--dependency=afterok:{grade_job}"),
+            "merge-class.sbatch",
+        ]),
+        LIMIT,
+    );
+    let merge_job = merge
+        .as_ref()
+        .and_then(|o| text(&o.stdout).lines().next().map(str::to_string))
+        .and_then(|l| l.split(';').next().map(str::to_string))
+        .filter(|l| !l.is_empty());
+    jobs.0.extend(merge_job);
+    match &merge {
+        None => panic!(
+            "the Slurm jobs did not end within {LIMIT:?}\n{}",
+            slurm_logs(d, &jobs)
+        ),
+        Some(o) if !o.status.success() => panic!(
+            "sbatch --wait merge-class.sbatch: {} {}\n{}",
+            o.status,
+            text(&o.stderr),
+            slurm_logs(d, &jobs)
+        ),
+        Some(_) => eprintln!("the Slurm jobs ended in {:?}", started.elapsed()),
+    }
+    // sbatch --wait says 0 for a job cancelled before it ran: the
+    // controller says how each job and array task ended.
+    let states: Vec<String> = jobs
+        .0
+        .iter()
+        .flat_map(|j| job_lines(j))
+        .map(|l| job_field(&l, "JobState").to_string())
+        .collect();
+    assert_eq!(
+        states,
+        ["COMPLETED"; 5],
+        "the four grade tasks and the merge\n{}",
+        slurm_logs(d, &jobs)
+    );
+
+    assert_eq!(&untimed(read_json(&d.join("class.json")), d), one_machine());
+    // What Slurm itself set in task 3 of `--array=1-4`.
+    assert_eq!(
+        shard_of(d, "slice-3.json").2,
+        "Slurm array: SLURM_ARRAY_TASK_ID=3, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=4, SLURM_ARRAY_TASK_COUNT=4"
+    );
+    let per_shard: Vec<usize> = (1..=4)
+        .map(|k| shard_of(d, &format!("slice-{k}.json")).3)
+        .collect();
+    assert_eq!(per_shard, [1, 1, 1, 1]);
+    for name in ["lab3-correct", "nothing-uploaded"] {
+        let g = read_json(&d.join(format!("gradescope/{name}.json")));
+        assert_eq!(g["tests"].as_array().unwrap().len(), 9);
+    }
+    let html = std::fs::read_to_string(d.join("class.html")).unwrap();
     assert!(html.contains("lab3-mutant-no-double-step"));
 }
 
