@@ -6,8 +6,8 @@
 //! colour plus a symbol per mark so it reads without colour) and the HTML
 //! report, so the two always show the same thing.
 
+use super::paint::{Color, Ink, Palette};
 use crate::engine::{BoardText, RuleSetId, file_name};
-use colored::Colorize;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -109,6 +109,16 @@ impl Mark {
         }
     }
 
+    /// The colours of a marked square on a terminal.
+    fn ink(self) -> Ink {
+        match self {
+            Mark::Missing => Ink::fg(Color::Black).on(Color::Green),
+            Mark::Extra => Ink::fg(Color::White).on(Color::Red),
+            Mark::From => Ink::fg(Color::Black).on(Color::Yellow),
+            Mark::Differs => Ink::fg(Color::Black).on(Color::Magenta),
+        }
+    }
+
     /// Short name used as a CSS class in the HTML report.
     pub fn class(self) -> &'static str {
         match self {
@@ -136,6 +146,8 @@ pub struct Diagram {
 /// How to draw a diagram on a terminal.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
+    /// Colour (marks on coloured squares) or none.
+    pub palette: Palette,
     /// Chess symbols (♔ ♟ ·) instead of letters.
     pub unicode: bool,
     /// Columns available for the whole line, indent included.
@@ -147,6 +159,7 @@ pub struct Style {
 impl Default for Style {
     fn default() -> Self {
         Style {
+            palette: Palette::PLAIN,
             unicode: false,
             width: 100,
             max_rows: 32,
@@ -303,7 +316,7 @@ impl Diagram {
                 let cell = match marks.get(&[r, c]) {
                     Some(m) => {
                         let text = format!("{:>w$}{glyph}", m.symbol(), w = cell_w - 1);
-                        paint(&text, *m)
+                        style.palette.paint(text, m.ink())
                     }
                     None => format!("{:>cell_w$}", glyph),
                 };
@@ -384,15 +397,6 @@ pub fn unicode(ch: char) -> char {
         'p' => '♟',
         '.' => '·',
         other => other,
-    }
-}
-
-fn paint(text: &str, mark: Mark) -> String {
-    match mark {
-        Mark::Missing => text.black().on_green().to_string(),
-        Mark::Extra => text.white().on_red().to_string(),
-        Mark::From => text.black().on_yellow().to_string(),
-        Mark::Differs => text.black().on_magenta().to_string(),
     }
 }
 
@@ -489,7 +493,6 @@ mod tests {
     use super::*;
 
     fn plain(d: &Diagram, style: Style) -> String {
-        colored::control::set_override(false);
         d.render("", style)
     }
 
@@ -555,6 +558,25 @@ mod tests {
         assert!(
             lines.iter().take(3).all(|l| l.chars().count() <= 60),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn one_diagram_drawn_in_colour_and_plain_in_one_process() {
+        let d = Diagram::new("b", &BoardText("K./..".into()), Coords::Numbers)
+            .with_scan_items(&["  T 0 1".into()], &[]);
+        let colour = Style {
+            palette: Palette::COLOUR,
+            ..Style::default()
+        };
+        // Black on green (42;30): expected, not answered.
+        assert_eq!(
+            d.render("", colour),
+            "    0  1\n0   K \x1b[42;30m+.\x1b[0m\n1   .  .\n+ expected, not answered\n"
+        );
+        assert_eq!(
+            d.render("", Style::default()),
+            "    0  1\n0   K +.\n1   .  .\n+ expected, not answered\n"
         );
     }
 

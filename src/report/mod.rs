@@ -8,6 +8,7 @@ pub mod formats;
 pub mod html;
 mod human;
 mod model;
+pub mod paint;
 pub mod sanitize;
 
 pub use board::draw_board;
@@ -17,3 +18,4 @@ pub use human::HumanReporter;
 pub use model::{
     MergeError, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status, Totals, cause,
 };
+pub use paint::{ColorChoice, Ink, Palette};
