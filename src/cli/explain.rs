@@ -9,7 +9,7 @@ use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
 use super::grade;
 use chessgrade::explain::{RenderOptions, render, render_console};
 use chessgrade::grading::{
-    self, Expected, FROM_CACHE_NOTE, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
+    self, Expected, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
 };
 use chessgrade::report::diagram::locale_is_utf8;
 use chessgrade::report::{Palette, Style};
@@ -77,7 +77,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
             // What it was built with (the graders' Mystery.h, a memory
             // check); not where the build came from, which is no part of
             // the scenario's story.
-            for note in prepared.notes.iter().filter(|n| *n != FROM_CACHE_NOTE) {
+            for note in prepared.built_with() {
                 out += &format!("note: {note}\n");
             }
             out += &format!(
