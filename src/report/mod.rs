@@ -12,10 +12,11 @@ pub mod paint;
 pub mod sanitize;
 
 pub use board::draw_board;
-pub use class::{ClassIdentity, ClassMergeError, ClassReport, SliceInfo};
+pub use class::{ClassIdentity, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
-    MergeError, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status, Totals, cause,
+    MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status,
+    Totals, cause,
 };
 pub use paint::{ColorChoice, Ink, Palette};
