@@ -19,6 +19,9 @@
 //!   cannot start or an engine that is not there is a [`StaffError`].
 //! - Every limit comes from the run's flags (no command keeps defaults of
 //!   its own).
+//! - **Where a build came from is a value** ([`Prepared::build`]), not a
+//!   note: a report says it ([`Prepared::report_notes`]), a scenario's
+//!   story (`explain`) leaves it out ([`Prepared::built_with`]).
 //! - **A memory check (`--memcheck`) is part of the plan**: the upload is
 //!   built for the tool here (AddressSanitizer's flags on every unit, or
 //!   as it is for valgrind), every run is checked, and the leak item

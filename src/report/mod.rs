@@ -1,5 +1,6 @@
 //! Reporters turn typed results into text. They compute nothing: every
-//! number they print comes from the runner's results and summary.
+//! number they print comes from the runner's results and summary. Colour
+//! is a value they are handed ([`paint::Palette`]), never a global.
 
 mod board;
 pub mod class;
