@@ -25,7 +25,7 @@
 
 use chessgrade::protocol::{Request, ScanKind};
 use chessgrade::scenario::{self, StepKind};
-use chessgrade::submission::{CppOptions, build_cpp};
+use chessgrade::submission::{CppOptions, build_cpp_traced};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -172,7 +172,9 @@ fn main() {
 
     let options = CppOptions::new("g++", Duration::from_secs(300));
     let started = Instant::now();
-    let build = build_cpp(&fixture, &options).expect("the fixture compiles");
+    let build = build_cpp_traced(&fixture, &options)
+        .0
+        .expect("the fixture compiles");
     let compile = started.elapsed();
     // GRADE_BENCH_ENGINE=<built engine>: measure that engine instead (for
     // profiling, docs/performance.md); the compile figure stays the fixture's.
@@ -336,7 +338,9 @@ fn memcheck_cost(configs_dir: &Path, expected: &Path, fixture: &Path) {
     let lab3_with = |tool: Option<Tool>, build_only: bool, found: &[Found]| -> Duration {
         let mut options = CppOptions::new("g++", Duration::from_secs(300));
         options.memcheck = tool;
-        let build = build_cpp(fixture, &options).expect("the fixture compiles");
+        let build = build_cpp_traced(fixture, &options)
+            .0
+            .expect("the fixture compiles");
         let checker = build.checker(tool.filter(|_| !build_only).map(memcheck));
         let command = build.command.clone();
         let make = || -> Box<dyn Subject> {

@@ -191,10 +191,10 @@ pub fn grade_one(
     let mut from_cache = false;
     let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
         Ok(prepared) => {
-            from_cache = prepared.from_cache;
+            from_cache = prepared.from_cache();
             let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
             results.extend(prepared.leak_item(&results));
-            (prepared.notes.clone(), results, None)
+            (prepared.report_notes(), results, None)
         }
         Err(e) => {
             let kind = FailureKind::CompileError(e.to_string());

@@ -9,7 +9,7 @@
 use super::args::{Format, OutputArgs, ScenarioArgs};
 use super::emit::emit;
 use chessgrade::grading::{BatchSpec, Discovered, Events, Prepared, StaffError};
-use chessgrade::report::HumanReporter;
+use chessgrade::report::{HumanReporter, Palette};
 use chessgrade::runner::{self, ScenarioResult, SnapshotMode};
 use chessgrade::scenario::Diagnostic;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -133,11 +133,13 @@ pub fn run_and_report(
     notes: Vec<String>,
     quiet: bool,
     output: &OutputArgs,
+    palette: Palette,
 ) -> Result<u8, StaffError> {
     // Human lines stream to stdout unless a machine format owns stdout.
     let human = output.format == Format::Human || output.output.is_some();
     let mut terminal = Terminal {
         reporter: HumanReporter::new(std::io::stdout().lock())
+            .palette(palette)
             .timed(true)
             .quiet(quiet),
         on: human,
@@ -172,6 +174,7 @@ pub fn run_and_report(
             output.output.as_deref(),
             &outcome.results,
             &outcome.summary,
+            palette,
         ) {
             let target = output
                 .output

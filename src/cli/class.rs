@@ -22,9 +22,8 @@ use super::emit::{emit, write_out};
 use chessgrade::class::{self, ClassOptions, Graded, shard};
 use chessgrade::grading::{self, Discovered, Plan, StaffError};
 use chessgrade::report::sanitize::terminal;
-use chessgrade::report::{ClassIdentity, ClassReport, Report, SliceInfo, html};
+use chessgrade::report::{ClassIdentity, ClassReport, Ink, Palette, Report, SliceInfo, html};
 use chessgrade::runner::{SnapshotMode, Summary};
-use colored::Colorize;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -45,15 +44,30 @@ pub fn check_format(format: Format, output: bool) -> Result<(), StaffError> {
     Ok(())
 }
 
-pub fn grade_class(
-    dir: &Path,
-    args: &ScenarioArgs,
-    shards: &ShardArgs,
-    subject: &SubjectArgs,
-    console: &ConsoleArgs,
-    limit_args: &LimitArgs,
-    output: &OutputArgs,
-) -> Result<u8, StaffError> {
+/// `grade --class DIR`'s flags, and the run's colours.
+pub struct ClassArgs {
+    pub dir: std::path::PathBuf,
+    pub scenarios: ScenarioArgs,
+    pub shards: ShardArgs,
+    pub subject: SubjectArgs,
+    pub console: ConsoleArgs,
+    pub limits: LimitArgs,
+    pub output: OutputArgs,
+    pub palette: Palette,
+}
+
+pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
+    let ClassArgs {
+        dir,
+        scenarios: args,
+        shards,
+        subject,
+        console,
+        limits: limit_args,
+        output,
+        palette,
+    } = a;
+    let palette = *palette;
     check_format(output.format, output.output.is_some())?;
     let isolation = grading::isolation_note(limit_args.require_isolation)?;
     let all = class::members(dir)?;
@@ -135,9 +149,9 @@ pub fn grade_class(
         if !quiet {
             let _guard = lines.lock();
             let status = if s.failed + s.errors == 0 {
-                " done".green().bold()
+                palette.paint(" done", Ink::GOOD)
             } else {
-                " done".yellow().bold()
+                palette.paint(" done", Ink::NOTE)
             };
             bar.suspend(|| {
                 outln!(
@@ -199,6 +213,7 @@ pub fn grade_class(
                 Some(path),
                 &g.results,
                 &summary,
+                palette,
             )
         },
     )?;

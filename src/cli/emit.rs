@@ -8,20 +8,22 @@
 //! Every failure comes back as an error for the caller to report (exit 2).
 
 use super::args::Format;
-use chessgrade::report::{HumanReporter, Report, formats, html};
+use chessgrade::report::{HumanReporter, Palette, Report, formats, html};
 use chessgrade::runner::{ScenarioResult, Summary};
 use chessgrade::snapshot::write_atomic;
 use std::io::{Error, ErrorKind, Write};
 use std::path::Path;
 use std::time::Duration;
 
-/// Writes `report` in `format` to `path` or stdout.
+/// Writes `report` in `format` to `path` or stdout (the human format in
+/// `palette`'s colours).
 pub fn emit(
     report: &Report,
     format: Format,
     path: Option<&Path>,
     results: &[ScenarioResult],
     summary: &Summary,
+    palette: Palette,
 ) -> std::io::Result<()> {
     let mut buf = Vec::new();
     match format {
@@ -37,7 +39,7 @@ pub fn emit(
             .as_bytes(),
         ),
         Format::Human => {
-            let mut r = HumanReporter::new(&mut buf);
+            let mut r = HumanReporter::new(&mut buf).palette(palette);
             // As on the terminal: the notes (a compile error's whole
             // message among them) above the scenarios that point to them.
             for note in &report.notes {

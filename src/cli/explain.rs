@@ -9,10 +9,10 @@ use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
 use super::grade;
 use chessgrade::explain::{RenderOptions, render, render_console};
 use chessgrade::grading::{
-    self, Expected, FROM_CACHE_NOTE, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
+    self, Expected, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
 };
-use chessgrade::report::Style;
 use chessgrade::report::diagram::locale_is_utf8;
+use chessgrade::report::{Palette, Style};
 use chessgrade::snapshot::SnapshotStore;
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,6 +26,7 @@ pub struct ExplainArgs {
     pub line: Option<u32>,
     pub all: bool,
     pub ascii: bool,
+    pub palette: Palette,
 }
 
 pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
@@ -76,7 +77,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
             // What it was built with (the graders' Mystery.h, a memory
             // check); not where the build came from, which is no part of
             // the scenario's story.
-            for note in prepared.notes.iter().filter(|n| *n != FROM_CACHE_NOTE) {
+            for note in prepared.built_with() {
                 out += &format!("note: {note}\n");
             }
             out += &format!(
@@ -100,6 +101,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
 fn render_options(a: &ExplainArgs) -> RenderOptions {
     RenderOptions {
         style: Style {
+            palette: a.palette,
             unicode: !a.ascii && locale_is_utf8(),
             width: terminal_width(),
             ..Style::default()

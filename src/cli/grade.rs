@@ -7,6 +7,7 @@
 use super::args::{ConsoleArgs, LimitArgs, OutputArgs, ScenarioArgs, SubjectArgs};
 use super::batch;
 use chessgrade::grading::{self, Plan, StaffError, SubjectSpec, UploadOptions};
+use chessgrade::report::Palette;
 use chessgrade::runner::SnapshotMode;
 
 /// The upload options these flags ask for (both kinds; the plan picks).
@@ -48,6 +49,7 @@ pub fn grade(
     console: &ConsoleArgs,
     limit_args: &LimitArgs,
     output: &OutputArgs,
+    palette: Palette,
 ) -> Result<u8, StaffError> {
     let isolation = grading::isolation_note(limit_args.require_isolation)?;
     let spec = batch::spec(args, SnapshotMode::Check);
@@ -69,5 +71,6 @@ pub fn grade(
         vec![isolation],
         args.quiet,
         output,
+        palette,
     )
 }

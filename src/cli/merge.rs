@@ -9,7 +9,7 @@ use super::args::Format;
 use super::class::{check_format, class_bytes, write_class};
 use super::emit::{emit, write_out};
 use chessgrade::grading::StaffError;
-use chessgrade::report::{ClassReport, Report};
+use chessgrade::report::{ClassReport, Palette, Report};
 use chessgrade::runner::Summary;
 use std::path::{Path, PathBuf};
 
@@ -79,7 +79,14 @@ pub fn merge(
     };
     let written = match format {
         Format::Human => write_out(output, human(&merged).as_bytes()),
-        _ => emit(&merged, format, output, &[], &Summary::default()),
+        _ => emit(
+            &merged,
+            format,
+            output,
+            &[],
+            &Summary::default(),
+            Palette::PLAIN,
+        ),
     };
     written.map_err(|error| StaffError::Output {
         target: output.map_or("stdout".into(), |p| p.display().to_string()),
@@ -134,7 +141,7 @@ fn merge_class(
         let r = &merged.submissions[i];
         match f {
             Format::Human => write_out(Some(path), human(r).as_bytes()),
-            _ => emit(r, f, Some(path), &[], &Summary::default()),
+            _ => emit(r, f, Some(path), &[], &Summary::default(), Palette::PLAIN),
         }
     })?;
     if let Some(dir) = wrote {

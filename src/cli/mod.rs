@@ -50,8 +50,8 @@ use args::{
     ConsoleArgs, InputArgs, LimitArgs, OutputArgs, ReferenceArgs, ScenarioArgs, ShardArgs,
     SnapshotArgs, SubjectArgs,
 };
+use chessgrade::report::Palette;
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub use args::Format;
@@ -77,10 +77,20 @@ pub struct Cli {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is not set.
+    /// Colour when stdout is a terminal, unless NO_COLOR is set or CLICOLOR is 0.
     Auto,
     Always,
     Never,
+}
+
+impl From<ColorChoice> for chessgrade::report::ColorChoice {
+    fn from(c: ColorChoice) -> Self {
+        match c {
+            ColorChoice::Auto => Self::Auto,
+            ColorChoice::Always => Self::Always,
+            ColorChoice::Never => Self::Never,
+        }
+    }
 }
 
 // Parsed once per run: the size of the biggest variant does not matter.
@@ -303,7 +313,8 @@ pub fn main() -> u8 {
 
 fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
     let cli = Cli::parse();
-    setup_color(cli.color);
+    // Decided once; every command that colours is handed it.
+    let palette = Palette::for_stdout(cli.color.into());
     Ok(match cli.command {
         Command::Run { scenarios, .. } | Command::Grade { scenarios, .. } if scenarios.list => {
             batch::list(&scenarios)?
@@ -314,7 +325,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             accept,
             reference,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output)?,
+        } => run::run(&scenarios, update, accept, &reference, &output, palette)?,
         Command::Trace {
             file,
             reference,
@@ -328,9 +339,16 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             console,
             limits,
             output,
-        } => class::grade_class(
-            &dir, &scenarios, &shards, &subject, &console, &limits, &output,
-        )?,
+        } => class::grade_class(&class::ClassArgs {
+            dir,
+            scenarios,
+            shards,
+            subject,
+            console,
+            limits,
+            output,
+            palette,
+        })?,
         Command::Grade {
             subject:
                 SubjectArgs {
@@ -353,7 +371,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             output,
             class: None,
             ..
-        } => grade::grade(&scenarios, &subject, &console, &limits, &output)?,
+        } => grade::grade(&scenarios, &subject, &console, &limits, &output, palette)?,
         Command::Gen {
             rules,
             count,
@@ -372,15 +390,16 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             console,
             max_runs,
             output,
-        } => shrink::run(
-            &file,
+        } => shrink::run(&shrink::ShrinkArgs {
+            file,
             subject,
-            &snapshot,
-            &limits,
-            &console,
+            snapshot,
+            limits,
+            console,
             max_runs,
-            output.as_deref(),
-        )?,
+            output,
+            palette,
+        })?,
         Command::Serve { v1 } => serve::serve(v1),
         Command::Merge {
             reports,
@@ -414,18 +433,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            palette,
         })?,
     })
-}
-
-fn setup_color(choice: ColorChoice) {
-    let on = match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-    };
-    colored::control::set_override(on);
 }

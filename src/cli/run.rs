@@ -7,6 +7,7 @@
 use super::args::{OutputArgs, ReferenceArgs, ScenarioArgs};
 use super::batch;
 use chessgrade::grading::{Prepared, StaffError};
+use chessgrade::report::Palette;
 use chessgrade::runner::SnapshotMode;
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ pub fn run(
     accept: bool,
     reference: &ReferenceArgs,
     output: &OutputArgs,
+    palette: Palette,
 ) -> Result<u8, StaffError> {
     let mode = match (update, accept) {
         (_, true) => SnapshotMode::Accept,
@@ -32,5 +34,6 @@ pub fn run(
         Vec::new(),
         scenarios.quiet,
         output,
+        palette,
     )
 }

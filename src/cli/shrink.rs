@@ -6,21 +6,36 @@
 use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
 use super::grade;
 use chessgrade::grading::{self, One, Plan, Shrinking, StaffError, shrink_one};
-use chessgrade::report::HumanReporter;
+use chessgrade::report::{HumanReporter, Palette};
 use chessgrade::scenario;
 use chessgrade::shrink::{ShrinkError, Shrunk};
 use chessgrade::snapshot::SnapshotStore;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub fn run(
-    file: &Path,
-    subject: SubjectArgs,
-    snapshot: &SnapshotArgs,
-    limit_args: &LimitArgs,
-    console_args: &ConsoleArgs,
-    max_runs: usize,
-    out: Option<&Path>,
-) -> Result<u8, StaffError> {
+/// `shrink`'s flags, and the run's colours.
+pub struct ShrinkArgs {
+    pub file: PathBuf,
+    pub subject: SubjectArgs,
+    pub snapshot: SnapshotArgs,
+    pub limits: LimitArgs,
+    pub console: ConsoleArgs,
+    pub max_runs: usize,
+    pub output: Option<PathBuf>,
+    pub palette: Palette,
+}
+
+pub fn run(a: &ShrinkArgs) -> Result<u8, StaffError> {
+    let ShrinkArgs {
+        file,
+        subject,
+        snapshot,
+        limits: limit_args,
+        console: console_args,
+        max_runs,
+        output: out,
+        palette,
+    } = a;
+    let (max_runs, out, palette) = (*max_runs, out.as_deref(), *palette);
     let one = One::load(file, &snapshot.root)?;
     if subject.engine.is_some() && console_args.forces_console() {
         return Err(StaffError::Usage(
@@ -29,9 +44,9 @@ pub fn run(
         ));
     }
     grading::isolation_note(limit_args.require_isolation)?;
-    let what = grade::subject_spec(&subject, console_args)?.ok_or(StaffError::NoSubject)?;
+    let what = grade::subject_spec(subject, console_args)?.ok_or(StaffError::NoSubject)?;
     let store = SnapshotStore::new(&snapshot.snapshots);
-    let options = grade::upload_options(&subject, console_args, limit_args)?;
+    let options = grade::upload_options(subject, console_args, limit_args)?;
     let plan = Plan::choose(std::slice::from_ref(&one.found), &store, &what, &options)?;
     // Built once; the build's folder lives until the end of the shrink.
     let prepared = plan.prepare(&what)?;
@@ -49,7 +64,7 @@ pub fn run(
                     path.display()
                 );
             }
-            Ok(report(*shrunk, &one.scenario, out, file))
+            Ok(report(*shrunk, &one.scenario, out, file, palette))
         }
     }
 }
@@ -61,6 +76,7 @@ fn report(
     original: &scenario::Scenario,
     out: Option<&Path>,
     file: &Path,
+    palette: Palette,
 ) -> u8 {
     let shrunk = match shrunk {
         Ok(s) => s,
@@ -92,7 +108,9 @@ fn report(
     out!("{}", shrunk.text);
     outln!();
     let stdout = std::io::stdout();
-    let _ = HumanReporter::new(stdout.lock()).scenario(&shrunk.result);
+    let _ = HumanReporter::new(stdout.lock())
+        .palette(palette)
+        .scenario(&shrunk.result);
     if let Some(out) = out {
         if let Err(e) = std::fs::write(out, &shrunk.text) {
             eprintln!("error: cannot write {}: {e}", out.display());

@@ -14,6 +14,7 @@ use super::texts::{CuhkTexts, fill};
 use super::{Dialect, Exchange, Judging, NotGradable, Place, Plan};
 use crate::domain::Color;
 use crate::engine::{BoardText, Game, GameStatus, MoveError, Position, START_FEN};
+use crate::report::diagram::course_case;
 use crate::scenario::{Scenario, StepKind};
 use crate::subject::Setup;
 
@@ -227,15 +228,7 @@ pub(super) fn board_lines(pos: &Position, t: &CuhkTexts) -> Vec<String> {
             line.push_str(&t.cell_separator);
             match board.get(dims.at(row, col)) {
                 None => line.push_str(&t.empty_cell),
-                Some(p) => {
-                    let upper = p.char().to_ascii_uppercase();
-                    let lower_case = (p.color == Color::White) == t.white_lower_case;
-                    line.push(if lower_case {
-                        upper.to_ascii_lowercase()
-                    } else {
-                        upper
-                    });
-                }
+                Some(p) => line.push(course_case(p.char(), t.white_lower_case)),
             }
         }
         line.push_str(&t.row_end);
@@ -300,12 +293,7 @@ impl BoardLayout {
                     (None, _) => row.push('.'),
                     _ if cell == self.empty_cell => row.push('.'),
                     (Some(c), None) if c.is_ascii_alphabetic() => {
-                        let white = c.is_ascii_lowercase() == self.white_lower_case;
-                        row.push(if white {
-                            c.to_ascii_uppercase()
-                        } else {
-                            c.to_ascii_lowercase()
-                        });
+                        row.push(course_case(c, self.white_lower_case));
                     }
                     _ => return None,
                 }

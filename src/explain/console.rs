@@ -20,10 +20,9 @@ use super::RenderOptions;
 use crate::console::{self, ConsoleMismatch, ConsoleProgram, Dialect, RunEnd, Texts};
 use crate::engine::{BoardText, RuleSetId};
 use crate::report::sanitize::terminal;
-use crate::report::{Coords, Diagram, HumanReporter, Style};
+use crate::report::{Coords, Diagram, HumanReporter, Ink, Palette, Style};
 use crate::runner::TranscriptProblem;
 use crate::scenario::Scenario;
-use colored::Colorize;
 use std::fmt::{self, Write};
 
 /// One scenario's console session, run and lined up command by command.
@@ -233,6 +232,7 @@ pub fn render_console(
     opts: RenderOptions,
 ) -> Result<String, super::render::NoSuchLine> {
     let coords = Coords::of(e.rules);
+    let p = opts.style.palette;
     let mut out = String::new();
     let first = e.mismatch.as_ref().and_then(|m| m.exchange);
     let shown: Vec<usize> = match opts.line {
@@ -250,7 +250,7 @@ pub fn render_console(
             found
         }
         None => {
-            header(&mut out, e);
+            header(&mut out, e, p);
             let upto = match (opts.all, first) {
                 (false, Some(k)) => k,
                 _ => e.commands.len().saturating_sub(1),
@@ -263,7 +263,7 @@ pub fn render_console(
     for k in &shown {
         let c = &e.commands[*k];
         if e.machine {
-            machine_command(&mut out, c);
+            machine_command(&mut out, c, p);
         } else if Some(*k) == first {
             mismatch_at(&mut out, e, Some(c), coords, opts.style);
         } else {
@@ -273,7 +273,7 @@ pub fn render_console(
     }
     if opts.line.is_none() {
         if e.machine {
-            let _ = writeln!(out, "\n{}", "the program's output:".bold());
+            let _ = writeln!(out, "\n{}", p.paint("the program's output:", Ink::BOLD));
             let _ = writeln!(out, "{}", indent(&terminal(&e.output), IND));
         }
         // A mismatch found at no command (a machine game's) comes last.
@@ -292,7 +292,7 @@ pub fn render_console(
     }
     if let Some(m) = &e.memory {
         let tool = m.tool.name();
-        let heading = format!("memcheck ({tool}):").yellow().bold();
+        let heading = p.paint(format!("memcheck ({tool}):"), Ink::NOTE);
         for note in m.notes() {
             // `asan: memory error: ...` under the heading that names the tool.
             let note = note.strip_prefix(&format!("{tool}: ")).unwrap_or(&note);
@@ -302,7 +302,7 @@ pub fn render_console(
             let _ = writeln!(out, "\n{heading} no memory error, no leak");
         }
     }
-    let _ = writeln!(out, "\n{}", verdict_line(e));
+    let _ = writeln!(out, "\n{}", verdict_line(e, p));
     // One step alone starts with its own heading, not a blank line.
     if out.starts_with('\n') {
         out.remove(0);
@@ -311,7 +311,7 @@ pub fn render_console(
 }
 
 /// What is sent and judged, and the files written before the start.
-fn header(out: &mut String, e: &ConsoleExplanation) {
+fn header(out: &mut String, e: &ConsoleExplanation, p: Palette) {
     let judged = match (e.machine, e.dialect) {
         (true, _) => {
             "a machine game: each move the program prints is checked on the reference, which then plays it; the end must be the reference's"
@@ -323,7 +323,11 @@ fn header(out: &mut String, e: &ConsoleExplanation) {
     };
     let _ = writeln!(out, "judged: {judged}");
     if !e.files.is_empty() {
-        let _ = writeln!(out, "{}", "files written before the start:".bold());
+        let _ = writeln!(
+            out,
+            "{}",
+            p.paint("files written before the start:", Ink::BOLD)
+        );
         for (name, text) in &e.files {
             let _ = writeln!(out, "{IND}{name}:");
             let _ = writeln!(out, "{}", indent(text, &format!("{IND}  ")));
@@ -343,13 +347,18 @@ fn command(
     coords: Coords,
     style: Style,
 ) {
+    let p = style.palette;
     let verdict = match (&c.printed, c.agrees) {
-        (None, _) => "not reached".red().bold().to_string(),
-        (Some(_), true) => "ok".green().bold().to_string(),
-        (Some(_), false) => "differs".red().bold().to_string(),
+        (None, _) => p.paint("not reached", Ink::BAD),
+        (Some(_), true) => p.paint("ok", Ink::GOOD),
+        (Some(_), false) => p.paint("differs", Ink::BAD),
     };
-    let _ = writeln!(out, "\n{}: {verdict}", terminal(&c.place).bold());
-    let _ = writeln!(out, "{IND}input sent: {}", sent(c));
+    let _ = writeln!(
+        out,
+        "\n{}: {verdict}",
+        p.paint(terminal(&c.place), Ink::BOLD)
+    );
+    let _ = writeln!(out, "{IND}input sent: {}", sent(c, p));
     match &c.printed {
         None => {
             let _ = writeln!(
@@ -366,19 +375,19 @@ fn command(
                 let _ = writeln!(out, "{IND}printed nothing judged, as expected");
             } else {
                 let _ = writeln!(out, "{IND}{what}");
-                lines(out, printed, SHOWN_WHEN_AGREEING, |s| s.to_string());
+                lines(out, printed, SHOWN_WHEN_AGREEING, p, Ink::PLAIN);
             }
         }
         Some(printed) => {
             let (e, a) = console::differing(&c.expected, printed);
             let _ = writeln!(out, "{IND}expected:");
-            lines(out, &e, usize::MAX, |s| s.green().to_string());
+            lines(out, &e, usize::MAX, p, Ink::GREEN);
             let _ = writeln!(out, "{IND}printed:");
-            lines(out, &a, usize::MAX, |s| s.red().to_string());
+            lines(out, &a, usize::MAX, p, Ink::RED);
         }
     }
     for s in &c.saves {
-        save(out, s);
+        save(out, s, p);
     }
     if last_board == Some(&c.board_after) {
         let _ = match c.line {
@@ -392,9 +401,9 @@ fn command(
 }
 
 /// A machine game's command: only what was sent.
-fn machine_command(out: &mut String, c: &CommandView) {
-    let _ = writeln!(out, "\n{}", terminal(&c.place).bold());
-    let _ = writeln!(out, "{IND}input sent: {}", sent(c));
+fn machine_command(out: &mut String, c: &CommandView, p: Palette) {
+    let _ = writeln!(out, "\n{}", p.paint(terminal(&c.place), Ink::BOLD));
+    let _ = writeln!(out, "{IND}input sent: {}", sent(c, p));
 }
 
 /// The first mismatch, as `grade` shows it, under its command's heading.
@@ -416,11 +425,12 @@ fn mismatch_at(
             (None, None) => "setup".to_string(),
         },
     };
+    let p = style.palette;
     let _ = writeln!(
         out,
         "\n{}: {}",
-        terminal(&place).bold(),
-        "MISMATCH".red().bold()
+        p.paint(terminal(&place), Ink::BOLD),
+        p.paint("MISMATCH", Ink::BAD)
     );
     let mut block = Vec::new();
     let failure = m.clone().into_failure(&e.source);
@@ -439,7 +449,7 @@ fn mismatch_at(
     if let Some(c) = c {
         if !matches!(m.mismatch.problem, TranscriptProblem::SaveFile(_)) {
             for s in &c.saves {
-                save(out, s);
+                save(out, s, p);
             }
         }
         if c.line.is_some() && c.board_after != m.board_before {
@@ -452,7 +462,7 @@ fn mismatch_at(
 }
 
 /// A saved file: as expected, or both texts.
-fn save(out: &mut String, s: &SaveView) {
+fn save(out: &mut String, s: &SaveView, p: Palette) {
     let show = |t: &str| -> Vec<String> {
         t.split_inclusive('\n')
             .map(|l| l.replace('\n', "⏎"))
@@ -461,30 +471,29 @@ fn save(out: &mut String, s: &SaveView) {
     match &s.written {
         Some(w) if *w == s.expected => {
             let _ = writeln!(out, "{IND}saved {} (line {}), as expected:", s.file, s.line);
-            lines(out, &show(w), usize::MAX, |l| l.to_string());
+            lines(out, &show(w), usize::MAX, p, Ink::PLAIN);
         }
         written => {
             let _ = writeln!(out, "{IND}saved {} (line {}): expected:", s.file, s.line);
-            lines(out, &show(&s.expected), usize::MAX, |l| {
-                l.green().to_string()
-            });
+            lines(out, &show(&s.expected), usize::MAX, p, Ink::GREEN);
             match written {
                 Some(w) => {
                     let _ = writeln!(out, "{IND}written:");
-                    lines(out, &show(w), usize::MAX, |l| l.red().to_string());
+                    lines(out, &show(w), usize::MAX, p, Ink::RED);
                 }
                 None => {
-                    let _ = writeln!(out, "{IND}written: {}", "(no file)".red());
+                    let _ = writeln!(out, "{IND}written: {}", p.paint("(no file)", Ink::RED));
                 }
             }
         }
     }
 }
 
-/// Up to `max` lines (sanitised), the rest counted.
-fn lines(out: &mut String, items: &[String], max: usize, paint: impl Fn(&str) -> String) {
+/// Up to `max` lines (sanitised, in `ink` when `p` colours), the rest
+/// counted.
+fn lines(out: &mut String, items: &[String], max: usize, p: Palette, ink: Ink) {
     for l in items.iter().take(max) {
-        let _ = writeln!(out, "{IND}  {}", paint(&terminal(l)));
+        let _ = writeln!(out, "{IND}  {}", p.paint(terminal(l), ink));
     }
     if items.len() > max {
         let _ = writeln!(
@@ -495,9 +504,9 @@ fn lines(out: &mut String, items: &[String], max: usize, paint: impl Fn(&str) ->
     }
 }
 
-fn sent(c: &CommandView) -> String {
+fn sent(c: &CommandView, p: Palette) -> String {
     match &c.input {
-        Some(i) => terminal(i).bold().to_string(),
+        Some(i) => p.paint(terminal(i), Ink::BOLD),
         None => "(nothing: the program's first output)".to_string(),
     }
 }
@@ -509,7 +518,7 @@ fn indent(text: &str, by: &str) -> String {
         .join("\n")
 }
 
-fn verdict_line(e: &ConsoleExplanation) -> String {
+fn verdict_line(e: &ConsoleExplanation, p: Palette) -> String {
     match &e.mismatch {
         Some(m) => {
             let at = match (m.line, &m.mismatch.place) {
@@ -517,17 +526,12 @@ fn verdict_line(e: &ConsoleExplanation) -> String {
                 (None, Some(p)) => p.clone(),
                 (None, None) => "setup".to_string(),
             };
-            format!("first mismatch at {}", terminal(&at))
-                .red()
-                .bold()
-                .to_string()
+            p.paint(format!("first mismatch at {}", terminal(&at)), Ink::BAD)
         }
-        None if e.memory_fails => {
-            "every command's answer matches, but a memory error fails the scenario"
-                .red()
-                .bold()
-                .to_string()
-        }
-        None => "every command's answer matches".green().bold().to_string(),
+        None if e.memory_fails => p.paint(
+            "every command's answer matches, but a memory error fails the scenario",
+            Ink::BAD,
+        ),
+        None => p.paint("every command's answer matches", Ink::GOOD),
     }
 }

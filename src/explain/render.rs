@@ -4,13 +4,13 @@
 //! squares that matter marked, in the scenario's own coordinates.
 
 use super::{Explanation, StepVerdict, StepView};
-use crate::report::{Coords, Diagram, Style};
-use colored::Colorize;
+use crate::report::{Coords, Diagram, Ink, Style};
 use std::fmt::Write;
 
 /// What to show and how.
 #[derive(Clone, Copy, Debug)]
 pub struct RenderOptions {
+    /// How boards are drawn, and the colours of everything (`style.palette`).
     pub style: Style,
     /// Only the step on this scenario line.
     pub line: Option<u32>,
@@ -56,6 +56,7 @@ impl std::error::Error for NoSuchLine {}
 /// The explanation as text. `Err` names a `--line` that holds no step.
 pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine> {
     let coords = Coords::of(e.rules);
+    let p = opts.style.palette;
     let mut out = String::new();
     let steps: Vec<&StepView> = match opts.line {
         Some(n) => {
@@ -71,14 +72,14 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
             vec![step]
         }
         None => {
-            let _ = writeln!(out, "{}", "board after the setup:".bold());
+            let _ = writeln!(out, "{}", p.paint("board after the setup:", Ink::BOLD));
             if e.initial.as_str().is_empty() {
                 let _ = writeln!(out, "{IND}(none: the subject failed during the setup)");
             } else {
                 out.push_str(&Diagram::new("setup", &e.initial, coords).render(IND, opts.style));
             }
             if let Some(f) = e.failure.as_ref().filter(|f| f.line.is_none()) {
-                let _ = writeln!(out, "{IND}{}", f.error.to_string().red());
+                let _ = writeln!(out, "{IND}{}", p.paint(&f.error, Ink::RED));
             }
             let upto = match (opts.all, e.first_mismatch()) {
                 (false, Some(m)) => m.line,
@@ -105,51 +106,47 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
     }
     if let Some(m) = &e.memory {
         let tool = m.findings.tool.name();
+        let heading = p.paint(format!("memcheck ({tool}):"), Ink::NOTE);
         for note in m.findings.notes() {
             // `asan: memory error: ...` under the heading that names the tool.
             let note = note.strip_prefix(&format!("{tool}: ")).unwrap_or(&note);
-            let _ = writeln!(
-                out,
-                "\n{} {note}",
-                format!("memcheck ({tool}):").yellow().bold()
-            );
+            let _ = writeln!(out, "\n{heading} {note}");
         }
         if m.findings.is_clean() {
-            let _ = writeln!(
-                out,
-                "\n{} no memory error, no leak",
-                format!("memcheck ({tool}):").yellow().bold()
-            );
+            let _ = writeln!(out, "\n{heading} no memory error, no leak");
         }
     }
     let _ = writeln!(
         out,
         "\n{}",
         match (e.first_mismatch(), e.failing_memory_error()) {
-            (Some(m), _) => format!("first mismatch at line {}", m.line).red().bold(),
-            (None, Some(_)) => "every step matches, but a memory error fails the scenario"
-                .red()
-                .bold(),
-            (None, None) => "every step matches".green().bold(),
+            (Some(m), _) => p.paint(format!("first mismatch at line {}", m.line), Ink::BAD),
+            (None, Some(_)) => p.paint(
+                "every step matches, but a memory error fails the scenario",
+                Ink::BAD
+            ),
+            (None, None) => p.paint("every step matches", Ink::GOOD),
         }
     );
     Ok(out)
 }
 
 fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
+    let p = style.palette;
     let text = s.source.trim();
     let verdict = match &s.verdict {
-        StepVerdict::Match => "ok".green().bold().to_string(),
+        StepVerdict::Match => p.paint("ok", Ink::GOOD),
         StepVerdict::Scan { missing, extra } => format!(
             "{}: {} missing, {} extra",
-            "MISMATCH".red().bold(),
+            p.paint("MISMATCH", Ink::BAD),
             missing.len(),
             extra.len()
         ),
-        StepVerdict::Differs { .. } => "MISMATCH".red().bold().to_string(),
-        StepVerdict::Failed(why) => format!("{}: {why}", "FAILED".red().bold()),
+        StepVerdict::Differs { .. } => p.paint("MISMATCH", Ink::BAD),
+        StepVerdict::Failed(why) => format!("{}: {why}", p.paint("FAILED", Ink::BAD)),
     };
-    let _ = writeln!(out, "\n{} {verdict}", format!("line {}:", s.line).bold());
+    let heading = p.paint(format!("line {}:", s.line), Ink::BOLD);
+    let _ = writeln!(out, "\n{heading} {verdict}");
     // The source line with a caret under the step.
     let num = s.line.to_string();
     let start = s.source.len() - s.source.trim_start().len();
@@ -159,7 +156,7 @@ fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
         "{IND}{} | {}{}",
         " ".repeat(num.len()),
         " ".repeat(s.source[..start].chars().count()),
-        "^".repeat(text.chars().count().max(1)).yellow()
+        p.paint("^".repeat(text.chars().count().max(1)), Ink::YELLOW)
     );
     let rows = s.before.rows().count();
     let name = |item: &str| translate(item, coords, rows);
@@ -183,11 +180,11 @@ fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
         StepVerdict::Differs { expected, actual } => {
             let _ = writeln!(out, "{IND}expected:");
             for l in expected {
-                let _ = writeln!(out, "{IND}  {}", l.trim().green());
+                let _ = writeln!(out, "{IND}  {}", p.paint(l.trim(), Ink::GREEN));
             }
             let _ = writeln!(out, "{IND}answered:");
             for l in actual {
-                let _ = writeln!(out, "{IND}  {}", l.trim().red());
+                let _ = writeln!(out, "{IND}  {}", p.paint(l.trim(), Ink::RED));
             }
         }
         StepVerdict::Failed(_) => {}

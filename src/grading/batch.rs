@@ -166,7 +166,7 @@ impl BatchSpec {
         let started = Instant::now();
         let store = self.store();
         // The subject's notes (its build), the caller's, then the run's own.
-        let mut all_notes: Vec<String> = subject.notes.clone();
+        let mut all_notes: Vec<String> = subject.report_notes();
         all_notes.extend(notes);
         all_notes.extend(store.remove_stale_temp_files().into_iter().map(|removed| {
             format!(

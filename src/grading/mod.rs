@@ -21,7 +21,7 @@ pub use batch::{BatchSpec, Discovered, Events, Outcome, Silent};
 pub use error::StaffError;
 pub use single::{Expected, One, Shrinking, Walked, explain_one, shrink_one};
 pub use subject::{
-    FROM_CACHE_NOTE, Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command,
+    BuildRecord, Compiler, Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command,
     resolve, upload_kind,
 };
 

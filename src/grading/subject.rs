@@ -19,6 +19,9 @@
 //!   cannot start or an engine that is not there is a [`StaffError`].
 //! - Every limit comes from the run's flags (no command keeps defaults of
 //!   its own).
+//! - **Where a build came from is a value** ([`Prepared::build`]), not a
+//!   note: a report says it ([`Prepared::report_notes`]), a scenario's
+//!   story (`explain`) leaves it out ([`Prepared::built_with`]).
 //! - **A memory check (`--memcheck`) is part of the plan**: the upload is
 //!   built for the tool here (AddressSanitizer's flags on every unit, or
 //!   as it is for valgrind), every run is checked, and the leak item
@@ -372,6 +375,7 @@ impl Plan {
         let name = format!("submission {}", upload.display());
         let started = Instant::now();
         let origin: Origin;
+        let mut secs = 0.0;
         let built = match self {
             Plan::Lab3 {
                 cpp,
@@ -380,12 +384,12 @@ impl Plan {
             } => {
                 let (built, from) = submission::build_cpp_traced(upload, cpp);
                 origin = from;
+                secs = started.elapsed().as_secs_f64();
                 built.map(|build| {
                     let command = build.command.clone();
                     let limits = limits.clone();
                     let checker = build.checker(*memcheck);
-                    let mut notes = build.notes.clone();
-                    notes.push(compiled(started, cpp, from));
+                    let notes = build.notes.clone();
                     (
                         Run::Subjects(Arc::new(move || {
                             Box::new(
@@ -402,12 +406,8 @@ impl Plan {
                 let (built, from) = grader.build_traced(upload);
                 origin = from;
                 built.map(|built| {
-                    let mut notes = Vec::new();
-                    if from == Origin::Cache {
-                        notes.push(FROM_CACHE_NOTE.to_string());
-                    }
                     // What it was built with besides (the graders' Mystery.h).
-                    notes.extend(built.notes.clone());
+                    let notes = built.notes.clone();
                     (
                         Run::Console {
                             grader: grader.clone(),
@@ -422,6 +422,15 @@ impl Plan {
                 return Ok(self.engine());
             }
         };
+        // What compiled it (a Lab 3 upload), when anything did.
+        let compiler = match self {
+            Plan::Lab3 { cpp, .. } => Some(Compiler {
+                how: format!("{} {}", cpp.compiler, cpp.all_flags().join(" ")),
+                secs,
+            }),
+            _ => None,
+        };
+        let mut build = Some(BuildRecord { origin, compiler });
         let mut notes = Vec::new();
         let (run, keep) = match built {
             Ok((run, build_notes, keep)) => {
@@ -438,8 +447,7 @@ impl Plan {
                 // files) is shown once only.
                 let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
                 let detail = match self {
-                    Plan::Lab3 { cpp, .. } => {
-                        notes.push(compiled(started, cpp, origin));
+                    Plan::Lab3 { .. } => {
                         let first = msg
                             .lines()
                             .find(|l| l.contains("error"))
@@ -447,12 +455,7 @@ impl Plan {
                             .unwrap_or("");
                         format!("{first}\n{pointer}")
                     }
-                    _ => {
-                        if origin == Origin::Cache {
-                            notes.push(FROM_CACHE_NOTE.to_string());
-                        }
-                        pointer.to_string()
-                    }
+                    _ => pointer.to_string(),
                 };
                 (
                     Run::Failed {
@@ -462,7 +465,9 @@ impl Plan {
                     Keep::Nothing,
                 )
             }
+            // Nothing was built.
             Err(e @ BuildError::NotRecognised(_)) => {
+                build = None;
                 notes.push(e.to_string());
                 (
                     Run::Failed {
@@ -474,13 +479,12 @@ impl Plan {
             }
             Err(BuildError::Io(m)) => return Err(StaffError::Build(m)),
         };
-        notes.extend(self.memcheck_note());
         Ok(Prepared {
             name,
             notes,
+            build,
             run,
             memcheck: self.memcheck(),
-            from_cache: origin == Origin::Cache,
             _keep: keep,
         })
     }
@@ -499,7 +503,7 @@ impl Plan {
                         Box::new(ProcessSubject::new(command.clone(), limits.clone()))
                             as Box<dyn Subject>
                     })),
-                    from_cache: false,
+                    build: None,
                     _keep: Keep::Nothing,
                 }
             }
@@ -512,7 +516,7 @@ impl Plan {
                     kind: FailureKind::NotRecognised("no upload was built".into()),
                     message: "no upload was built".into(),
                 },
-                from_cache: false,
+                build: None,
                 _keep: Keep::Nothing,
             },
         }
@@ -534,25 +538,53 @@ impl Plan {
             })?;
         Ok(Prepared {
             name: format!("program {}", path.display()),
-            notes: self.memcheck_note().into_iter().collect(),
+            notes: Vec::new(),
             memcheck: self.memcheck(),
             run: Run::Console {
                 grader: grader.clone(),
                 program: grader.program(program),
             },
-            from_cache: false,
+            build: None,
             _keep: Keep::Nothing,
         })
     }
 }
 
-/// The note of a Lab 3 build: how long it took, or that it came from the
-/// build cache (nothing compiled), and with what.
-fn compiled(started: Instant, cpp: &CppOptions, origin: Origin) -> String {
-    let how = format!("({} {})", cpp.compiler, cpp.all_flags().join(" "));
-    match origin {
-        Origin::Built => format!("compile: {:.2}s {how}", started.elapsed().as_secs_f64()),
-        Origin::Cache => format!("compile: {FROM_CACHE} {how}"),
+/// Where an upload's build came from, and (a Lab 3 upload) what compiled
+/// it: a value, not a note, so that each report says it its own way
+/// ([`BuildRecord::note`] for the notes of `grade`'s reports; a class's
+/// count of builds from the cache) and a command that tells one
+/// scenario's story (`explain`) leaves it out without reading any text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildRecord {
+    /// Built now, or copied from the build cache (a console upload: all of
+    /// its builds were).
+    pub origin: Origin,
+    /// A Lab 3 upload's compiler.
+    pub compiler: Option<Compiler>,
+}
+
+/// What compiled a Lab 3 upload, and how long its build took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compiler {
+    /// The compiler and every flag (`g++ -std=c++17 -g -Wall`).
+    pub how: String,
+    /// Seconds the build took (meaningful when it was built now).
+    pub secs: f64,
+}
+
+impl BuildRecord {
+    /// The note a report says it in: a Lab 3 build's `compile: 4.91s
+    /// (g++ ...)` or `compile: from the build cache (g++ ...)`; a console
+    /// upload's [`FROM_CACHE_NOTE`] when its builds came from the cache
+    /// (nothing when built now).
+    pub fn note(&self) -> Option<String> {
+        match (&self.compiler, self.origin) {
+            (Some(c), Origin::Built) => Some(format!("compile: {:.2}s ({})", c.secs, c.how)),
+            (Some(c), Origin::Cache) => Some(format!("compile: {FROM_CACHE} ({})", c.how)),
+            (None, Origin::Cache) => Some(FROM_CACHE_NOTE.to_string()),
+            (None, Origin::Built) => None,
+        }
     }
 }
 
@@ -586,17 +618,21 @@ enum Keep {
     Console(#[allow(dead_code)] console::BuiltUpload),
 }
 
-/// A subject ready to run scenarios: its name in reports, notes from its
-/// build, and how each scenario runs.
+/// A subject ready to run scenarios: its name in reports, what its build
+/// said, where the build came from, and how each scenario runs.
 pub struct Prepared {
     pub name: String,
-    pub notes: Vec<String>,
+    /// What the build said of the upload (files left out, a compile
+    /// error, the graders' headers it was built with); not where the build
+    /// came from ([`Prepared::build`]) nor the memory check: see
+    /// [`Prepared::report_notes`] and [`Prepared::built_with`].
+    notes: Vec<String>,
+    /// Where its build (the program, or the compile error) came from;
+    /// `None` when nothing was built (an engine, a program, the reference).
+    pub build: Option<BuildRecord>,
     run: Run,
     /// The memory check of its runs (`--memcheck`), for the leak item.
     memcheck: Option<Memcheck>,
-    /// Its build (the program, or the compile error) was copied from the
-    /// build cache: nothing was compiled.
-    pub from_cache: bool,
     _keep: Keep,
 }
 
@@ -605,11 +641,42 @@ impl std::fmt::Debug for Prepared {
         f.debug_struct("Prepared")
             .field("name", &self.name)
             .field("notes", &self.notes)
+            .field("build", &self.build)
             .finish_non_exhaustive()
     }
 }
 
 impl Prepared {
+    /// The notes a report of a run on it opens with: what the build said,
+    /// where it came from ([`BuildRecord::note`]), then the memory check.
+    pub fn report_notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        notes.extend(self.build.as_ref().and_then(BuildRecord::note));
+        notes.extend(self.memcheck_note());
+        notes
+    }
+
+    /// What it was built with and how it is checked (the build's notes and
+    /// the memory check), without where the build came from: what belongs
+    /// to a scenario's story (`explain`'s header).
+    pub fn built_with(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        notes.extend(self.memcheck_note());
+        notes
+    }
+
+    fn memcheck_note(&self) -> Option<String> {
+        self.memcheck.map(|m| memcheck::describe(&m))
+    }
+
+    /// Whether its build was copied from the build cache (nothing was
+    /// compiled).
+    pub fn from_cache(&self) -> bool {
+        self.build
+            .as_ref()
+            .is_some_and(|b| b.origin == Origin::Cache)
+    }
+
     /// The built-in reference engine, `timeout` per scenario.
     pub fn reference(timeout: Duration) -> Prepared {
         Prepared {
@@ -617,7 +684,7 @@ impl Prepared {
             notes: Vec::new(),
             memcheck: None,
             run: Run::Reference(timeout),
-            from_cache: false,
+            build: None,
             _keep: Keep::Nothing,
         }
     }
@@ -632,7 +699,7 @@ impl Prepared {
             notes: Vec::new(),
             memcheck: None,
             run: Run::Subjects(Arc::new(make)),
-            from_cache: false,
+            build: None,
             _keep: Keep::Nothing,
         }
     }
@@ -812,6 +879,58 @@ mod tests {
     const LAB3: &str = "1\n3 3\nw k 1 1\n~\nisValidScan\n";
 
     #[test]
+    fn where_a_build_came_from_is_a_value_each_report_says_its_own_way() {
+        let gpp = || {
+            Some(Compiler {
+                how: "g++ -g".into(),
+                secs: 1.234,
+            })
+        };
+        let note = |origin, compiler| BuildRecord { origin, compiler }.note();
+        assert_eq!(
+            note(Origin::Built, gpp()).as_deref(),
+            Some("compile: 1.23s (g++ -g)")
+        );
+        assert_eq!(
+            note(Origin::Cache, gpp()).as_deref(),
+            Some("compile: from the build cache (g++ -g)")
+        );
+        assert_eq!(
+            note(Origin::Cache, None).as_deref(),
+            Some("build: from the build cache")
+        );
+        assert_eq!(note(Origin::Built, None), None);
+        // A console upload from the cache, checked by valgrind: a report
+        // says where the build came from, between what the build said and
+        // the memory check; `explain`'s header does not.
+        let mut prepared = Prepared::reference(Duration::from_secs(1));
+        prepared.notes = vec!["built with the graders' Mystery.h".into()];
+        prepared.build = Some(BuildRecord {
+            origin: Origin::Cache,
+            compiler: None,
+        });
+        let valgrind = Memcheck {
+            tool: Tool::Valgrind,
+            policy: Default::default(),
+        };
+        prepared.memcheck = Some(valgrind);
+        let checked = memcheck::describe(&valgrind);
+        assert!(prepared.from_cache());
+        assert_eq!(
+            prepared.report_notes(),
+            [
+                "built with the graders' Mystery.h",
+                "build: from the build cache",
+                &checked
+            ]
+        );
+        assert_eq!(
+            prepared.built_with(),
+            ["built with the graders' Mystery.h", &checked]
+        );
+    }
+
+    #[test]
     fn the_scenarios_decide_the_kind_and_a_mix_of_courses_is_the_staffs_error() {
         let dir = tempfile::tempdir().unwrap();
         let lab3 = found(dir.path(), "a.txt", LAB3);
@@ -967,7 +1086,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let prepared = plan.build(dir.path()).unwrap();
         assert_eq!(
-            prepared.notes.last().map(String::as_str),
+            prepared.report_notes().last().map(String::as_str),
             Some(
                 "memcheck: AddressSanitizer; a memory error fails its scenario; leaks are a test item of their own (5 points, `memcheck: memory leaks`)"
             )

@@ -12,10 +12,10 @@
 //! missing, duplicate and foreign slices with the reason. The fields are
 //! optional in the JSON, so older class reports still read.
 
-use super::model::{Report, RunIdentity, Status, fingerprint};
+use super::model::{MergeError, MergeProblem, Merging, Report, RunIdentity, Status, fingerprint};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 /// Bumped when the class JSON's shape changes incompatibly.
 pub const CLASS_REPORT_VERSION: u32 = 1;
@@ -113,85 +113,72 @@ impl ClassReport {
     /// together hold every member exactly once. A whole class report counts
     /// as shard 1/1. Submissions come out by name, as one machine lists
     /// them.
-    pub fn merge(slices: Vec<(String, ClassReport)>) -> Result<ClassReport, ClassMergeError> {
+    pub fn merge(slices: Vec<(String, ClassReport)>) -> Result<ClassReport, MergeError> {
+        use MergeProblem as P;
+        let fail = |problem| Merging::Class.error(problem);
         let Some((first_name, first)) = slices.first() else {
-            return Err(ClassMergeError::Nothing);
+            return Err(fail(P::Nothing));
         };
         let mut shards: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut count = None;
         for (name, r) in &slices {
             if r.chessgrade_class_report != CLASS_REPORT_VERSION {
-                return Err(ClassMergeError::Version {
+                return Err(fail(P::Version {
                     file: name.clone(),
                     version: r.chessgrade_class_report,
-                });
+                }));
             }
             if r.class.is_none() || r.run.is_none() {
-                return Err(ClassMergeError::NoIdentity { file: name.clone() });
+                return Err(fail(P::NoIdentity { file: name.clone() }));
             }
             if r.class != first.class {
-                return Err(ClassMergeError::OtherClass {
+                return Err(fail(P::OtherClass {
                     first: first_name.clone(),
                     other: name.clone(),
-                });
+                }));
             }
             if r.run != first.run {
-                return Err(ClassMergeError::OtherScenarios {
+                return Err(fail(P::OtherRun {
                     first: first_name.clone(),
                     other: name.clone(),
-                });
+                }));
             }
             let (k, n) = r.shard.as_ref().map_or((1, 1), |s| (s.index, s.count));
             if k == 0 || k > n {
-                return Err(ClassMergeError::BadShard {
+                return Err(fail(P::BadSlice {
                     file: name.clone(),
-                    shard: format!("{k}/{n}"),
-                });
+                    slice: format!("{k}/{n}"),
+                }));
             }
             if *count.get_or_insert(n) != n {
-                return Err(ClassMergeError::DifferentSplits {
+                return Err(fail(P::DifferentSplits {
                     first: first_name.clone(),
                     other: name.clone(),
-                });
+                }));
             }
             shards.entry(k).or_default().push(name.clone());
         }
-        let n = count.unwrap_or(1);
-        let duplicates: Vec<(String, Vec<String>)> = shards
-            .iter()
-            .filter(|(_, files)| files.len() > 1)
-            .map(|(k, files)| (format!("shard {k}/{n}"), files.clone()))
-            .collect();
-        if !duplicates.is_empty() {
-            return Err(ClassMergeError::DuplicateShards(duplicates));
-        }
-        let missing: Vec<String> = (1..=n)
-            .filter(|k| !shards.contains_key(k))
-            .map(|k| format!("shard {k}/{n}"))
-            .collect();
-        if !missing.is_empty() {
-            return Err(ClassMergeError::MissingShards(missing));
-        }
+        Merging::Class.check_slices(&shards, count.unwrap_or(1))?;
         let class = first.class.clone().expect("checked above");
         let run = first.run.clone();
         let mut by_name: BTreeMap<String, (String, Report)> = BTreeMap::new();
         for (file, r) in slices {
             for sub in r.submissions {
                 if let Some((other, _)) = by_name.get(&sub.subject) {
-                    return Err(ClassMergeError::DuplicateMember {
+                    return Err(fail(P::Duplicate {
                         name: sub.subject,
                         files: [other.clone(), file],
-                    });
+                    }));
                 }
                 by_name.insert(sub.subject.clone(), (file.clone(), sub));
             }
         }
         let names: Vec<&String> = by_name.keys().collect();
         if ClassIdentity::of(&names) != class {
-            return Err(ClassMergeError::Coverage {
+            return Err(fail(P::Coverage {
                 expected: class.members,
                 found: names.len(),
-            });
+            }));
         }
         Ok(ClassReport {
             chessgrade_class_report: CLASS_REPORT_VERSION,
@@ -244,102 +231,6 @@ impl ClassReport {
         out
     }
 }
-
-/// Why class slices cannot be merged into one honest class report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClassMergeError {
-    Nothing,
-    Version {
-        file: String,
-        version: u32,
-    },
-    /// A class report without its class or run (an older chessgrade).
-    NoIdentity {
-        file: String,
-    },
-    /// Slices of classes with different member lists.
-    OtherClass {
-        first: String,
-        other: String,
-    },
-    /// Slices graded on different scenarios.
-    OtherScenarios {
-        first: String,
-        other: String,
-    },
-    BadShard {
-        file: String,
-        shard: String,
-    },
-    DifferentSplits {
-        first: String,
-        other: String,
-    },
-    /// Each shard with the files that hold it.
-    DuplicateShards(Vec<(String, Vec<String>)>),
-    MissingShards(Vec<String>),
-    DuplicateMember {
-        name: String,
-        files: [String; 2],
-    },
-    Coverage {
-        expected: usize,
-        found: usize,
-    },
-}
-
-impl fmt::Display for ClassMergeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClassMergeError::Nothing => write!(f, "no class reports to merge"),
-            ClassMergeError::Version { file, version } => {
-                write!(f, "{file}: unsupported class report version {version}")
-            }
-            ClassMergeError::NoIdentity { file } => write!(
-                f,
-                "{file}: the class report does not say which class and scenarios it is of (written by an older chessgrade?); grade that shard again"
-            ),
-            ClassMergeError::OtherClass { first, other } => write!(
-                f,
-                "{first} and {other} are slices of different classes (their member lists differ: was the class folder the same on every machine?)"
-            ),
-            ClassMergeError::OtherScenarios { first, other } => write!(
-                f,
-                "{first} and {other} graded the class on different scenarios"
-            ),
-            ClassMergeError::BadShard { file, shard } => {
-                write!(f, "{file}: unreadable shard `{shard}`")
-            }
-            ClassMergeError::DifferentSplits { first, other } => write!(
-                f,
-                "{first} and {other} split the class into different numbers of shards"
-            ),
-            ClassMergeError::DuplicateShards(d) => {
-                let list: Vec<String> = d
-                    .iter()
-                    .map(|(shard, files)| format!("{shard} in {}", files.join(" and ")))
-                    .collect();
-                write!(f, "duplicate shards: {}", list.join("; "))
-            }
-            ClassMergeError::MissingShards(m) => write!(f, "missing shards: {}", m.join(", ")),
-            ClassMergeError::DuplicateMember { name, files } => write!(
-                f,
-                "submission {name} is in both {} and {}",
-                files[0], files[1]
-            ),
-            ClassMergeError::Coverage { expected, found } if expected == found => write!(
-                f,
-                "the slices' {found} submissions are not the class's {expected} (other names: was the class folder the same on every machine?)"
-            ),
-            ClassMergeError::Coverage { expected, found } => write!(
-                f,
-                "the slices hold {found} of the class's {expected} submissions"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ClassMergeError {}
 
 fn count(reports: &[Report]) -> Vec<(String, usize)> {
     let mut by: BTreeMap<String, usize> = BTreeMap::new();
@@ -485,14 +376,17 @@ mod tests {
         old[0].1.class = None;
         assert_eq!(
             ClassReport::merge(old).unwrap_err(),
-            ClassMergeError::NoIdentity {
+            Merging::Class.error(MergeProblem::NoIdentity {
                 file: "slice-2.json".into()
-            }
+            })
         );
         let split = vec![slice(1, 2, &["amy", "cy"]), slice(2, 3, &["bo"])];
         assert!(matches!(
             ClassReport::merge(split),
-            Err(ClassMergeError::DifferentSplits { .. })
+            Err(MergeError {
+                of: Merging::Class,
+                problem: MergeProblem::DifferentSplits { .. }
+            })
         ));
     }
 

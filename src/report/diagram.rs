@@ -6,8 +6,8 @@
 //! colour plus a symbol per mark so it reads without colour) and the HTML
 //! report, so the two always show the same thing.
 
+use super::paint::{Color, Ink, Palette};
 use crate::engine::{BoardText, RuleSetId, file_name};
-use colored::Colorize;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -21,9 +21,9 @@ pub enum Coords {
     Files,
     /// JHU: files `A`.., ranks counted from the bottom.
     UpperFiles,
-    /// CUHK: files `A`.., row 1 on top; its letters are drawn in the
-    /// course's case (Black upper case, White lower case, as its
-    /// program prints them).
+    /// CUHK: files `A`.., row 1 on top; its letters are in the course's
+    /// case (Black upper case, White lower case, as its program prints
+    /// them).
     UpperFilesTopDown,
 }
 
@@ -39,13 +39,20 @@ impl Coords {
     }
 
     /// A board letter (White upper case) as these readers write it: CUHK
-    /// swaps the case; the others keep it.
+    /// swaps the case; the others keep it ([`course_case`]). Its own
+    /// inverse: a letter as they write it back to the engine's.
     pub fn letter(self, ch: char) -> char {
-        match self {
-            Coords::UpperFilesTopDown if ch.is_ascii_uppercase() => ch.to_ascii_lowercase(),
-            Coords::UpperFilesTopDown => ch.to_ascii_uppercase(),
-            _ => ch,
-        }
+        course_case(ch, self == Coords::UpperFilesTopDown)
+    }
+
+    /// A board in these readers' letters (rows joined by `/`).
+    pub fn board(self, board: &BoardText) -> String {
+        board.as_str().chars().map(|ch| self.letter(ch)).collect()
+    }
+
+    /// The chess symbol (♔ .. ♟, `·`) of a letter as these readers write it.
+    pub fn symbol(self, ch: char) -> char {
+        unicode(self.letter(ch))
     }
 
     /// A square's name in these coordinates (`e4`, `E4`, or `4 4` for numbers).
@@ -72,6 +79,21 @@ impl Coords {
             Coords::Files | Coords::UpperFiles => (rows - row).to_string(),
             Coords::UpperFilesTopDown => (row + 1).to_string(),
         }
+    }
+}
+
+/// A board letter as a course writes it: the engine's (White upper case,
+/// Black lower case) with the case swapped when the course writes White in
+/// lower case (CUHK's Table 1: Black `K`, White `k`), as it is otherwise.
+/// Swapping twice is no change, so the same function reads a course's
+/// letter back. Every place a course's letters are written or read goes
+/// through it: the diagrams (terminal, HTML, `explain`, the JSON's
+/// `boards`), the board a CUHK program must print, and the one it printed.
+pub fn course_case(ch: char, white_lower_case: bool) -> char {
+    match white_lower_case {
+        true if ch.is_ascii_uppercase() => ch.to_ascii_lowercase(),
+        true => ch.to_ascii_uppercase(),
+        false => ch,
     }
 }
 
@@ -109,6 +131,16 @@ impl Mark {
         }
     }
 
+    /// The colours of a marked square on a terminal.
+    fn ink(self) -> Ink {
+        match self {
+            Mark::Missing => Ink::fg(Color::Black).on(Color::Green),
+            Mark::Extra => Ink::fg(Color::White).on(Color::Red),
+            Mark::From => Ink::fg(Color::Black).on(Color::Yellow),
+            Mark::Differs => Ink::fg(Color::Black).on(Color::Magenta),
+        }
+    }
+
     /// Short name used as a CSS class in the HTML report.
     pub fn class(self) -> &'static str {
         match self {
@@ -124,7 +156,9 @@ impl Mark {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagram {
     pub title: String,
-    /// The board as in traces: rows top first, joined by `/`.
+    /// The board, rows top first, joined by `/`, in its readers' letters
+    /// ([`Coords::letter`]: CUHK's Black upper case; the others as in
+    /// traces).
     pub board: String,
     pub coords: Coords,
     /// Marked squares as `[row, col]` (row 0 on top), each with its mark.
@@ -136,6 +170,8 @@ pub struct Diagram {
 /// How to draw a diagram on a terminal.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
+    /// Colour (marks on coloured squares) or none.
+    pub palette: Palette,
     /// Chess symbols (♔ ♟ ·) instead of letters.
     pub unicode: bool,
     /// Columns available for the whole line, indent included.
@@ -147,6 +183,7 @@ pub struct Style {
 impl Default for Style {
     fn default() -> Self {
         Style {
+            palette: Palette::PLAIN,
             unicode: false,
             width: 100,
             max_rows: 32,
@@ -158,7 +195,7 @@ impl Diagram {
     pub fn new(title: impl Into<String>, board: &BoardText, coords: Coords) -> Diagram {
         Diagram {
             title: title.into(),
-            board: board.as_str().to_string(),
+            board: coords.board(board),
             coords,
             marks: Vec::new(),
         }
@@ -193,7 +230,7 @@ impl Diagram {
         let mine: Vec<Vec<char>> = self.board.split('/').map(|r| r.chars().collect()).collect();
         for (r, row) in expected.rows().enumerate() {
             for (c, ch) in row.chars().enumerate() {
-                if mine.get(r).and_then(|row| row.get(c)) != Some(&ch) {
+                if mine.get(r).and_then(|row| row.get(c)) != Some(&self.coords.letter(ch)) {
                     self.mark([r, c], Mark::Differs);
                 }
             }
@@ -294,16 +331,16 @@ impl Diagram {
             for c in cw.start..cw.end {
                 let ch = cells.get(c).copied().unwrap_or(' ');
                 let glyph = if style.unicode {
-                    unicode(ch)
+                    self.coords.symbol(ch)
                 } else {
-                    self.coords.letter(ch)
+                    ch
                 };
                 // A square is a submission's character: never a control.
                 let glyph = super::sanitize::terminal(glyph.encode_utf8(&mut [0; 4])).into_owned();
                 let cell = match marks.get(&[r, c]) {
                     Some(m) => {
                         let text = format!("{:>w$}{glyph}", m.symbol(), w = cell_w - 1);
-                        paint(&text, *m)
+                        style.palette.paint(text, m.ink())
                     }
                     None => format!("{:>cell_w$}", glyph),
                 };
@@ -387,15 +424,6 @@ pub fn unicode(ch: char) -> char {
     }
 }
 
-fn paint(text: &str, mark: Mark) -> String {
-    match mark {
-        Mark::Missing => text.black().on_green().to_string(),
-        Mark::Extra => text.white().on_red().to_string(),
-        Mark::From => text.black().on_yellow().to_string(),
-        Mark::Differs => text.black().on_magenta().to_string(),
-    }
-}
-
 /// Whether the terminal's locale can show Unicode (LC_ALL, LC_CTYPE, LANG
 /// in that order, as the C library reads them).
 pub fn locale_is_utf8() -> bool {
@@ -469,7 +497,7 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
         | FailureKind::MemoryError(_)
         | FailureKind::MemoryLeaks(_) => {}
     }
-    let shown = |b: &BoardText| out.iter().any(|d: &Diagram| d.board == b.as_str());
+    let shown = |b: &BoardText| out.iter().any(|d: &Diagram| d.board == coords.board(b));
     if !f.board_before.as_str().is_empty() && !shown(&f.board_before) {
         let title = match &f.kind {
             FailureKind::Transcript(t) => t.board_title.as_str(),
@@ -489,7 +517,6 @@ mod tests {
     use super::*;
 
     fn plain(d: &Diagram, style: Style) -> String {
-        colored::control::set_override(false);
         d.render("", style)
     }
 
@@ -555,6 +582,52 @@ mod tests {
         assert!(
             lines.iter().take(3).all(|l| l.chars().count() <= 60),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn one_diagram_drawn_in_colour_and_plain_in_one_process() {
+        let d = Diagram::new("b", &BoardText("K./..".into()), Coords::Numbers)
+            .with_scan_items(&["  T 0 1".into()], &[]);
+        let colour = Style {
+            palette: Palette::COLOUR,
+            ..Style::default()
+        };
+        // Black on green (42;30): expected, not answered.
+        assert_eq!(
+            d.render("", colour),
+            "    0  1\n0   K \x1b[42;30m+.\x1b[0m\n1   .  .\n+ expected, not answered\n"
+        );
+        assert_eq!(
+            d.render("", Style::default()),
+            "    0  1\n0   K +.\n1   .  .\n+ expected, not answered\n"
+        );
+    }
+
+    #[test]
+    fn a_cuhk_board_is_in_the_courses_letters_in_json_and_drawn() {
+        // The engine writes White upper case; CUHK's Table 1 (seed 000)
+        // labels Black `R`, `K` and White `p`.
+        let engine = BoardText("rk/.P".into());
+        let d = Diagram::new("b", &engine, Coords::UpperFilesTopDown).with_differences(&engine);
+        assert_eq!(d.board, "RK/.p");
+        assert!(d.marks.is_empty(), "{:?}", d.marks);
+        let json = serde_json::to_value(&d).unwrap();
+        assert_eq!(json["board"], "RK/.p");
+        assert_eq!(
+            d.render("", Style::default()),
+            "    A  B\n1   R  K\n2   .  p\n"
+        );
+        // Each side keeps its own symbols: Black's rook and king, White's pawn.
+        let unicode = Style {
+            unicode: true,
+            ..Style::default()
+        };
+        assert_eq!(d.render("", unicode), "    A  B\n1   ♜  ♚\n2   ·  ♙\n");
+        // Other readers read the engine's letters.
+        assert_eq!(
+            Diagram::new("b", &engine, Coords::UpperFiles).board,
+            "rk/.P"
         );
     }
 

@@ -6,7 +6,7 @@
 //! tables with the marked squares coloured and labelled. Everything shown
 //! comes from the [`Report`]s: the page computes nothing but sort orders.
 
-use super::diagram::{Diagram, unicode};
+use super::diagram::Diagram;
 use super::model::{Report, Status};
 use std::fmt::Write;
 
@@ -179,14 +179,14 @@ pub fn board(d: &Diagram) -> String {
                         m.class(),
                         m.meaning(),
                         m.symbol(),
-                        esc(&unicode(ch).to_string())
+                        esc(&d.coords.symbol(ch).to_string())
                     );
                 }
                 None => {
                     let _ = write!(
                         h,
                         "<td class=\"sq{dark}\">{}</td>",
-                        esc(&unicode(ch).to_string())
+                        esc(&d.coords.symbol(ch).to_string())
                     );
                 }
             }

@@ -6,10 +6,10 @@
 
 use super::diagram::{Diagram, Style, failure_diagrams};
 use super::model::cause;
+use super::paint::{Ink, Palette};
 use super::sanitize::terminal;
 use crate::compare::{Detail, Mismatch};
 use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
-use colored::Colorize;
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -44,10 +44,20 @@ impl<W: Write> HumanReporter<W> {
         self
     }
 
-    /// How board diagrams are drawn (symbols, width).
+    /// How board diagrams are drawn (colour, symbols, width).
     pub fn style(mut self, style: Style) -> Self {
         self.style = style;
         self
+    }
+
+    /// Colour or none (plain unless said), for the lines and the diagrams.
+    pub fn palette(mut self, palette: Palette) -> Self {
+        self.style.palette = palette;
+        self
+    }
+
+    fn paint(&self, text: impl std::fmt::Display, ink: Ink) -> String {
+        self.style.palette.paint(text, ink)
     }
 
     pub fn scenario(&mut self, r: &ScenarioResult) -> io::Result<()> {
@@ -72,18 +82,18 @@ impl<W: Write> HumanReporter<W> {
                 0 => String::new(),
                 n => format!(" (and {n} more)"),
             };
+            let heading = self.paint(format!("memcheck ({tool}):"), Ink::YELLOW);
             writeln!(
                 self.out,
-                "      {} memory error{more}: {}",
-                format!("memcheck ({tool}):").yellow(),
+                "      {heading} memory error{more}: {}",
                 terminal(&e.to_string())
             )?;
         }
         if let Some(l) = &m.leaks {
+            let heading = self.paint(format!("memcheck ({tool}):"), Ink::YELLOW);
             writeln!(
                 self.out,
-                "      {} memory leak: {}",
-                format!("memcheck ({tool}):").yellow(),
+                "      {heading} memory leak: {}",
                 terminal(&l.to_string())
             )?;
         }
@@ -92,18 +102,19 @@ impl<W: Write> HumanReporter<W> {
 
     fn scenario_verdict(&mut self, r: &ScenarioResult) -> io::Result<()> {
         let label = match &r.verdict {
-            Verdict::Pass => "PASS".green().bold(),
-            Verdict::Updated { was_new: true, .. } => " NEW".cyan().bold(),
-            Verdict::Updated { was_new: false, .. } => "UPDT".cyan().bold(),
-            Verdict::InputError(_) => " ERR".red().bold(),
-            Verdict::Fail(_) | Verdict::NoSnapshot => "FAIL".red().bold(),
+            Verdict::Pass => self.paint("PASS", Ink::GOOD),
+            Verdict::Updated { was_new: true, .. } => self.paint(" NEW", Ink::NEWS),
+            Verdict::Updated { was_new: false, .. } => self.paint("UPDT", Ink::NEWS),
+            Verdict::InputError(_) => self.paint(" ERR", Ink::BAD),
+            Verdict::Fail(_) | Verdict::NoSnapshot => self.paint("FAIL", Ink::BAD),
         };
         let points = format!("{:>3}/{:<3}", r.earned(), r.points);
         let name = r.name.display().to_string();
         let name = terminal(&name);
         if self.timed {
             let time = format!("[{:.3}s]", r.elapsed.as_secs_f64());
-            writeln!(self.out, "{label} {points} {name} {}", time.dimmed())?;
+            let time = self.paint(time, Ink::DIMMED);
+            writeln!(self.out, "{label} {points} {name} {time}")?;
         } else {
             writeln!(self.out, "{label} {points} {name}")?;
         }
@@ -125,12 +136,14 @@ impl<W: Write> HumanReporter<W> {
     /// A diagnostic that belongs to no scenario (e.g. a missing path argument).
     pub fn input_error(&mut self, diag: &crate::scenario::Diagnostic) -> io::Result<()> {
         let diag = diag.to_string();
-        writeln!(self.out, "{} {}", " ERR".red().bold(), terminal(&diag))
+        let label = self.paint(" ERR", Ink::BAD);
+        writeln!(self.out, "{label} {}", terminal(&diag))
     }
 
     /// A note about the run as a whole (e.g. a file left out of a build).
     pub fn note(&mut self, note: &str) -> io::Result<()> {
-        writeln!(self.out, "{} {}", "note:".yellow().bold(), terminal(note))
+        let label = self.paint("note:", Ink::NOTE);
+        writeln!(self.out, "{label} {}", terminal(note))
     }
 
     /// A failure's details, as under a failing scenario's line (what
@@ -168,20 +181,18 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::MemoryLeaks(_) => Some("memory was leaked:"),
             _ => None,
         } {
-            writeln!(self.out, "      {}", heading.red())?;
+            let heading = self.paint(heading, Ink::RED);
+            writeln!(self.out, "      {heading}")?;
         } else {
-            let at = terminal(&at).into_owned();
+            let at = self.paint(terminal(&at), Ink::BOLD);
             if step.is_empty() {
-                writeln!(self.out, "      first mismatch at {}", at.bold())?;
+                writeln!(self.out, "      first mismatch at {at}")?;
             } else {
-                writeln!(
-                    self.out,
-                    "      first mismatch at {}: {}",
-                    at.bold(),
-                    step.bold()
-                )?;
+                let step = self.paint(&step, Ink::BOLD);
+                writeln!(self.out, "      first mismatch at {at}: {step}")?;
             }
-            writeln!(self.out, "        {}", terminal(&what).red())?;
+            let what = self.paint(terminal(&what), Ink::RED);
+            writeln!(self.out, "        {what}")?;
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
@@ -192,7 +203,8 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::Transcript(t) => self.transcript(t)?,
             FailureKind::MemoryError(m) => self.memory_error(&m.error)?,
             FailureKind::MemoryLeaks(l) => {
-                writeln!(self.out, "        {}", terminal(&what).red())?;
+                let what = self.paint(terminal(&what), Ink::RED);
+                writeln!(self.out, "        {what}")?;
                 const SHOWN: usize = 10;
                 for (name, leaks) in l.leaked.iter().take(SHOWN) {
                     writeln!(
@@ -240,7 +252,8 @@ impl<W: Write> HumanReporter<W> {
         }
         let none = "(no frame in the submission's files)".to_string();
         let at = e.at.as_ref().map_or(none.clone(), ToString::to_string);
-        writeln!(self.out, "{INDENT}at {}", terminal(&at).bold())?;
+        let at = self.paint(terminal(&at), Ink::BOLD);
+        writeln!(self.out, "{INDENT}at {at}")?;
         if let Some(freed) = &e.freed {
             writeln!(
                 self.out,
@@ -270,9 +283,10 @@ impl<W: Write> HumanReporter<W> {
             .map_or("(nothing: the program's start)".into(), |i| {
                 i.lines().collect::<Vec<_>>().join(" ⏎ ")
             });
-        writeln!(self.out, "        input sent: {}", sent.bold())?;
-        self.items("expected", &t.expected, |s| s.green().to_string())?;
-        self.items("actual", &t.actual, |s| s.red().to_string())?;
+        let sent = self.paint(sent, Ink::BOLD);
+        writeln!(self.out, "        input sent: {sent}")?;
+        self.items("expected", &t.expected, Ink::GREEN)?;
+        self.items("actual", &t.actual, Ink::RED)?;
         for note in &t.notes {
             writeln!(self.out, "        what differs: {}", terminal(note))?;
         }
@@ -292,12 +306,8 @@ impl<W: Write> HumanReporter<W> {
     fn mismatch(&mut self, m: &Mismatch) -> io::Result<()> {
         match &m.detail {
             Detail::Scan { missing, extra } => {
-                self.items("missing (expected, not answered)", missing, |s| {
-                    s.green().to_string()
-                })?;
-                self.items("extra (answered, not expected)", extra, |s| {
-                    s.red().to_string()
-                })
+                self.items("missing (expected, not answered)", missing, Ink::GREEN)?;
+                self.items("extra (answered, not expected)", extra, Ink::RED)
             }
             Detail::Move {
                 expected_result,
@@ -306,11 +316,11 @@ impl<W: Write> HumanReporter<W> {
                 actual_board,
             } => {
                 let show = |r: &Option<String>| r.clone().unwrap_or_else(|| "(none)".into());
+                let expected = self.paint(terminal(&show(expected_result)), Ink::GREEN);
+                let actual = self.paint(terminal(&show(actual_result)), Ink::RED);
                 writeln!(
                     self.out,
-                    "        result: expected {}, actual {}",
-                    terminal(&show(expected_result)).green(),
-                    terminal(&show(actual_result)).red()
+                    "        result: expected {expected}, actual {actual}"
                 )?;
                 // The boards after (when both exist and differ) are diagrams.
                 if expected_board != actual_board
@@ -331,24 +341,20 @@ impl<W: Write> HumanReporter<W> {
                 Ok(())
             }
             Detail::Lines { expected, actual } => {
-                self.items("expected", expected, |s| s.green().to_string())?;
-                self.items("actual", actual, |s| s.red().to_string())
+                self.items("expected", expected, Ink::GREEN)?;
+                self.items("actual", actual, Ink::RED)
             }
         }
     }
 
-    fn items(
-        &mut self,
-        title: &str,
-        items: &[String],
-        paint: impl Fn(&str) -> String,
-    ) -> io::Result<()> {
+    fn items(&mut self, title: &str, items: &[String], ink: Ink) -> io::Result<()> {
         if items.is_empty() {
             return Ok(());
         }
         writeln!(self.out, "        {title}:")?;
         for item in items {
-            writeln!(self.out, "{INDENT}{}", paint(&terminal(item)))?;
+            let item = self.paint(terminal(item), ink);
+            writeln!(self.out, "{INDENT}{item}")?;
         }
         Ok(())
     }
@@ -367,22 +373,18 @@ impl<W: Write> HumanReporter<W> {
         if failed.is_empty() {
             return Ok(());
         }
-        writeln!(
-            self.out,
-            "\n{} ({}):",
-            "failures".red().bold(),
-            failed.len()
-        )?;
+        let title = self.paint("failures", Ink::BAD);
+        writeln!(self.out, "\n{title} ({}):", failed.len())?;
         for r in failed {
             let label = match r.verdict {
                 Verdict::InputError(_) => " ERR",
                 _ => "FAIL",
             };
             let name = r.name.display().to_string();
+            let label = self.paint(label, Ink::BAD);
             writeln!(
                 self.out,
-                "  {} {}: {}",
-                label.red().bold(),
+                "  {label} {}: {}",
                 terminal(&name),
                 terminal(&cause(r).unwrap_or_default())
             )?;
@@ -408,10 +410,10 @@ impl<W: Write> HumanReporter<W> {
             n => format!("{n} leaked ({} bytes in all)", leaking.iter().sum::<u64>()),
         };
         let n = checked.len();
+        let heading = self.paint(format!("memcheck ({}):", first.tool.name()), Ink::NOTE);
         writeln!(
             self.out,
-            "\n{} {n} scenario{} checked: {with_errors} with memory errors, {leaks}",
-            format!("memcheck ({}):", first.tool.name()).yellow().bold(),
+            "\n{heading} {n} scenario{} checked: {with_errors} with memory errors, {leaks}",
             if n == 1 { "" } else { "s" }
         )
     }
@@ -419,10 +421,10 @@ impl<W: Write> HumanReporter<W> {
     /// A note that `--fail-fast` left scenarios out.
     pub fn not_run(&mut self, count: usize) -> io::Result<()> {
         if count > 0 {
+            let label = self.paint("note:", Ink::NOTE);
             writeln!(
                 self.out,
-                "{} {count} scenarios not run (--fail-fast stopped at the first failure)",
-                "note:".yellow().bold()
+                "{label} {count} scenarios not run (--fail-fast stopped at the first failure)"
             )?;
         }
         Ok(())
@@ -447,9 +449,9 @@ impl<W: Write> HumanReporter<W> {
             parts.push(format!("{} input errors", s.errors));
         }
         let status = if s.exit_code() == 0 {
-            "ok".green().bold()
+            self.paint("ok", Ink::GOOD)
         } else {
-            "FAILED".red().bold()
+            self.paint("FAILED", Ink::BAD)
         };
         writeln!(
             self.out,
@@ -466,5 +468,75 @@ impl<W: Write> HumanReporter<W> {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::BoardText;
+    use crate::scenario::Visibility;
+
+    #[test]
+    fn one_result_reported_in_colour_and_plain_in_one_process() {
+        let r = ScenarioResult {
+            path: "s/a.txt".into(),
+            name: "a.txt".into(),
+            points: 2,
+            visibility: Visibility::Visible,
+            verdict: Verdict::Fail(Box::new(Failure {
+                kind: FailureKind::BoardOutOfSync {
+                    expected: BoardText("K.".into()),
+                    actual: BoardText(".K".into()),
+                },
+                line: Some(7),
+                step_source: Some("m 0 0 0 1".into()),
+                board_before: BoardText("K.".into()),
+                stderr: None,
+            })),
+            elapsed: Duration::ZERO,
+            memory: None,
+        };
+        let report = |palette| {
+            let mut buf = Vec::new();
+            HumanReporter::new(&mut buf)
+                .palette(palette)
+                .scenario(&r)
+                .unwrap();
+            String::from_utf8(buf).unwrap()
+        };
+        // Colour first, then plain: nothing of the first stays behind.
+        let colour = report(Palette::COLOUR);
+        let plain = report(Palette::PLAIN);
+        assert_eq!(
+            plain,
+            "FAIL   0/2   a.txt\n\
+             \x20     first mismatch at line 7: m 0 0 0 1\n\
+             \x20       the board is out of sync\n\
+             \x20       expected board:\n\
+             \x20             0  1\n\
+             \x20         0   K  .\n\
+             \x20       actual board:\n\
+             \x20             0  1\n\
+             \x20         0  !. !K\n\
+             \x20         ! differs from the expected board\n"
+        );
+        // The same lines with SGR codes: red bold (1;31) for FAIL, bold (1)
+        // for where, red (31) for what, black on magenta (45;30) for the
+        // squares that differ.
+        assert_eq!(
+            colour,
+            "\x1b[1;31mFAIL\x1b[0m   0/2   a.txt\n\
+             \x20     first mismatch at \x1b[1mline 7\x1b[0m: \x1b[1mm 0 0 0 1\x1b[0m\n\
+             \x20       \x1b[31mthe board is out of sync\x1b[0m\n\
+             \x20       expected board:\n\
+             \x20             0  1\n\
+             \x20         0   K  .\n\
+             \x20       actual board:\n\
+             \x20             0  1\n\
+             \x20         0  \x1b[45;30m!.\x1b[0m \x1b[45;30m!K\x1b[0m\n\
+             \x20         ! differs from the expected board\n"
+        );
+        assert_eq!(report(Palette::PLAIN), plain);
     }
 }

@@ -1,5 +1,6 @@
 //! Reporters turn typed results into text. They compute nothing: every
-//! number they print comes from the runner's results and summary.
+//! number they print comes from the runner's results and summary. Colour
+//! is a value they are handed ([`paint::Palette`]), never a global.
 
 mod board;
 pub mod class;
@@ -8,12 +9,15 @@ pub mod formats;
 pub mod html;
 mod human;
 mod model;
+pub mod paint;
 pub mod sanitize;
 
 pub use board::draw_board;
-pub use class::{ClassIdentity, ClassMergeError, ClassReport, SliceInfo};
+pub use class::{ClassIdentity, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
-    MergeError, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status, Totals, cause,
+    MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status,
+    Totals, cause,
 };
+pub use paint::{ColorChoice, Ink, Palette};

@@ -182,58 +182,47 @@ impl Report {
     /// must hold exactly the run's scenarios. Scenarios come out by name;
     /// notes without repeats; times added up.
     pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, MergeError> {
+        use MergeProblem as P;
+        let fail = |problem| Merging::Run.error(problem);
         let Some((first_name, first)) = reports.first() else {
-            return Err(MergeError::Nothing);
+            return Err(fail(P::Nothing));
         };
         let mut slices: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut count = None;
         for (name, r) in &reports {
             if r.chessgrade_report != REPORT_VERSION {
-                return Err(MergeError::Version {
+                return Err(fail(P::Version {
                     file: name.clone(),
                     version: r.chessgrade_report,
-                });
+                }));
             }
             let Some(run) = &r.run else {
-                return Err(MergeError::NoIdentity { file: name.clone() });
+                return Err(fail(P::NoIdentity { file: name.clone() }));
             };
             if Some(run) != first.run.as_ref() || r.subject != first.subject {
-                return Err(MergeError::DifferentRuns {
+                return Err(fail(P::OtherRun {
                     first: first_name.clone(),
                     other: name.clone(),
-                });
+                }));
             }
             let (k, n) = match &r.partition {
-                Some(p) => parse_slice(p).ok_or_else(|| MergeError::BadPartition {
-                    file: name.clone(),
-                    partition: p.clone(),
+                Some(p) => parse_slice(p).ok_or_else(|| {
+                    fail(P::BadSlice {
+                        file: name.clone(),
+                        slice: p.clone(),
+                    })
                 })?,
                 None => (1, 1),
             };
             if *count.get_or_insert(n) != n {
-                return Err(MergeError::DifferentSplits {
+                return Err(fail(P::DifferentSplits {
                     first: first_name.clone(),
                     other: name.clone(),
-                });
+                }));
             }
             slices.entry(k).or_default().push(name.clone());
         }
-        let n = count.unwrap_or(1);
-        let duplicates: Vec<(String, Vec<String>)> = slices
-            .iter()
-            .filter(|(_, files)| files.len() > 1)
-            .map(|(k, files)| (format!("slice:{k}/{n}"), files.clone()))
-            .collect();
-        if !duplicates.is_empty() {
-            return Err(MergeError::DuplicateSlices(duplicates));
-        }
-        let missing: Vec<String> = (1..=n)
-            .filter(|k| !slices.contains_key(k))
-            .map(|k| format!("slice:{k}/{n}"))
-            .collect();
-        if !missing.is_empty() {
-            return Err(MergeError::MissingSlices(missing));
-        }
+        Merging::Run.check_slices(&slices, count.unwrap_or(1))?;
         let identity = first.run.clone().expect("checked above");
         let mut merged = Report {
             chessgrade_report: REPORT_VERSION,
@@ -264,10 +253,10 @@ impl Report {
                     continue;
                 }
                 if let Some((other, _)) = by_name.get(&s.name) {
-                    return Err(MergeError::DuplicateScenario {
+                    return Err(fail(P::Duplicate {
                         name: s.name,
                         files: [other.clone(), file],
-                    });
+                    }));
                 }
                 by_name.insert(s.name.clone(), (file.clone(), s));
             }
@@ -275,10 +264,10 @@ impl Report {
         let names: Vec<&String> = by_name.keys().collect();
         let covered = RunIdentity::of(&names);
         if covered != identity {
-            return Err(MergeError::Coverage {
+            return Err(fail(P::Coverage {
                 expected: identity.scenarios,
                 found: covered.scenarios,
-            });
+            }));
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
         merged.scenarios.extend(leak_item);
@@ -293,24 +282,56 @@ fn parse_slice(p: &str) -> Option<(usize, usize)> {
     (1..=n).contains(&k).then_some((k, n))
 }
 
-/// Why reports cannot be merged into one honest result.
+/// Why reports cannot be merged into one honest result: the slices of a
+/// split run (`--partition`, [`Report::merge`]) or of a class graded in
+/// shards ([`ClassReport::merge`](super::ClassReport::merge)). Both merges
+/// check the same things (one version, one identity, one split, each slice
+/// once and every slice, nothing twice, everything covered), so one type
+/// says them both, in the words of what is merged ([`Merging`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MergeError {
+pub struct MergeError {
+    pub of: Merging,
+    pub problem: MergeProblem,
+}
+
+/// What is being merged: the words a [`MergeError`] says it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merging {
+    /// The reports of a split run (slices `slice:K/N`), holding scenarios.
+    Run,
+    /// The class reports of a class graded in shards (`shard K/N`),
+    /// holding submissions.
+    Class,
+}
+
+/// What is wrong with the slices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MergeProblem {
     Nothing,
     Version {
         file: String,
         version: u32,
     },
+    /// A report that does not say what it is a slice of (an older
+    /// chessgrade).
     NoIdentity {
         file: String,
     },
-    DifferentRuns {
+    /// Slices of different runs: other scenarios (a split run: or another
+    /// subject).
+    OtherRun {
         first: String,
         other: String,
     },
-    BadPartition {
+    /// Class slices of classes with different member lists.
+    OtherClass {
+        first: String,
+        other: String,
+    },
+    /// A slice number that does not read (`slice:K/N`, `shard K/N`).
+    BadSlice {
         file: String,
-        partition: String,
+        slice: String,
     },
     DifferentSplits {
         first: String,
@@ -319,54 +340,121 @@ pub enum MergeError {
     /// Each slice with the files that hold it.
     DuplicateSlices(Vec<(String, Vec<String>)>),
     MissingSlices(Vec<String>),
-    DuplicateScenario {
+    /// One scenario (a class: one submission) in two slices.
+    Duplicate {
         name: String,
         files: [String; 2],
     },
+    /// The slices together do not hold the whole run (class).
     Coverage {
         expected: usize,
         found: usize,
     },
 }
 
+impl Merging {
+    /// The error `problem` of these slices.
+    pub(crate) fn error(self, problem: MergeProblem) -> MergeError {
+        MergeError { of: self, problem }
+    }
+
+    /// A slice's name: `slice:2/3`, `shard 2/3`.
+    fn slice(self, k: usize, n: usize) -> String {
+        match self {
+            Merging::Run => format!("slice:{k}/{n}"),
+            Merging::Class => format!("shard {k}/{n}"),
+        }
+    }
+
+    /// Each slice `K` of `n` (with the files that hold it) is there once.
+    pub(crate) fn check_slices(
+        self,
+        slices: &BTreeMap<usize, Vec<String>>,
+        n: usize,
+    ) -> Result<(), MergeError> {
+        let duplicates: Vec<(String, Vec<String>)> = slices
+            .iter()
+            .filter(|(_, files)| files.len() > 1)
+            .map(|(k, files)| (self.slice(*k, n), files.clone()))
+            .collect();
+        if !duplicates.is_empty() {
+            return Err(self.error(MergeProblem::DuplicateSlices(duplicates)));
+        }
+        let missing: Vec<String> = (1..=n)
+            .filter(|k| !slices.contains_key(k))
+            .map(|k| self.slice(k, n))
+            .collect();
+        if !missing.is_empty() {
+            return Err(self.error(MergeProblem::MissingSlices(missing)));
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for MergeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MergeError::Nothing => write!(f, "no reports to merge"),
-            MergeError::Version { file, version } => {
-                write!(f, "{file}: unsupported report version {version}")
+        use MergeProblem as P;
+        let class = self.of == Merging::Class;
+        // The words: what a slice is called, what is whole, what it holds.
+        let (report, slices, whole, items) = match self.of {
+            Merging::Run => ("report", "slices", "run", "scenario"),
+            Merging::Class => ("class report", "shards", "class", "submission"),
+        };
+        match &self.problem {
+            P::Nothing => write!(f, "no {report}s to merge"),
+            P::Version { file, version } => {
+                write!(f, "{file}: unsupported {report} version {version}")
             }
-            MergeError::NoIdentity { file } => write!(
+            P::NoIdentity { file } if class => write!(
+                f,
+                "{file}: the class report does not say which class and scenarios it is of (written by an older chessgrade?); grade that shard again"
+            ),
+            P::NoIdentity { file } => write!(
                 f,
                 "{file}: the report does not say which run it belongs to (written by an older chessgrade?); rerun that slice"
             ),
-            MergeError::DifferentRuns { first, other } => write!(
+            P::OtherRun { first, other } if class => write!(
+                f,
+                "{first} and {other} graded the class on different scenarios"
+            ),
+            P::OtherRun { first, other } => write!(
                 f,
                 "{first} and {other} are not slices of one run (different scenarios or subject)"
             ),
-            MergeError::BadPartition { file, partition } => {
-                write!(f, "{file}: unreadable partition `{partition}`")
-            }
-            MergeError::DifferentSplits { first, other } => write!(
+            P::OtherClass { first, other } => write!(
                 f,
-                "{first} and {other} split the run into different numbers of slices"
+                "{first} and {other} are slices of different classes (their member lists differ: was the class folder the same on every machine?)"
             ),
-            MergeError::DuplicateSlices(d) => {
+            P::BadSlice { file, slice } => {
+                let what = if class { "shard" } else { "partition" };
+                write!(f, "{file}: unreadable {what} `{slice}`")
+            }
+            P::DifferentSplits { first, other } => write!(
+                f,
+                "{first} and {other} split the {whole} into different numbers of {slices}"
+            ),
+            P::DuplicateSlices(d) => {
                 let list: Vec<String> = d
                     .iter()
                     .map(|(slice, files)| format!("{slice} in {}", files.join(" and ")))
                     .collect();
-                write!(f, "duplicate slices: {}", list.join("; "))
+                write!(f, "duplicate {slices}: {}", list.join("; "))
             }
-            MergeError::MissingSlices(m) => write!(f, "missing slices: {}", m.join(", ")),
-            MergeError::DuplicateScenario { name, files } => write!(
-                f,
-                "scenario {name} is in both {} and {}",
-                files[0], files[1]
-            ),
-            MergeError::Coverage { expected, found } => write!(
+            P::MissingSlices(m) => write!(f, "missing {slices}: {}", m.join(", ")),
+            P::Duplicate { name, files } => {
+                write!(f, "{items} {name} is in both {} and {}", files[0], files[1])
+            }
+            P::Coverage { expected, found } if !class => write!(
                 f,
                 "the slices hold {found} of the run's {expected} scenarios (a slice stopped early, e.g. --fail-fast?)"
+            ),
+            P::Coverage { expected, found } if expected == found => write!(
+                f,
+                "the slices' {found} submissions are not the class's {expected} (other names: was the class folder the same on every machine?)"
+            ),
+            P::Coverage { expected, found } => write!(
+                f,
+                "the slices hold {found} of the class's {expected} submissions"
             ),
         }
     }
@@ -474,17 +562,12 @@ impl ScenarioRecord {
     }
 }
 
-/// The human report of one scenario, without colour.
+/// The human report of one scenario, without colour (whatever the
+/// terminal's palette: a reporter is plain unless given one).
 fn plain_details(r: &ScenarioResult) -> String {
     let mut buf = Vec::new();
     let _ = HumanReporter::new(&mut buf).scenario(r);
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    strip_ansi(&text)
-}
-
-/// Removes ANSI colour sequences (a human report may be coloured).
-fn strip_ansi(s: &str) -> String {
-    console::strip_ansi_codes(s).into_owned()
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 #[cfg(test)]
@@ -576,21 +659,27 @@ mod tests {
         reports[1].1.run = Some(RunIdentity::of(&["a.txt"]));
         assert!(matches!(
             Report::merge(reports),
-            Err(MergeError::DifferentRuns { .. })
+            Err(MergeError {
+                of: Merging::Run,
+                problem: MergeProblem::OtherRun { .. }
+            })
         ));
         let mut reports = both();
         reports[1].1.subject = "other".into();
         assert!(matches!(
             Report::merge(reports),
-            Err(MergeError::DifferentRuns { .. })
+            Err(MergeError {
+                problem: MergeProblem::OtherRun { .. },
+                ..
+            })
         ));
         let mut reports = both();
         reports[1].1.run = None;
         assert_eq!(
             Report::merge(reports).unwrap_err(),
-            MergeError::NoIdentity {
+            Merging::Run.error(MergeProblem::NoIdentity {
                 file: "s2.json".into()
-            }
+            })
         );
     }
 
@@ -600,10 +689,10 @@ mod tests {
         reports[1].1.scenarios.clear();
         assert_eq!(
             Report::merge(reports).unwrap_err(),
-            MergeError::Coverage {
+            Merging::Run.error(MergeProblem::Coverage {
                 expected: 3,
                 found: 2
-            }
+            })
         );
         let mut reports = both();
         reports[1]
@@ -612,7 +701,10 @@ mod tests {
             .push(record("b.txt", Status::Pass, 2));
         assert!(matches!(
             Report::merge(reports),
-            Err(MergeError::DuplicateScenario { .. })
+            Err(MergeError {
+                problem: MergeProblem::Duplicate { .. },
+                ..
+            })
         ));
     }
 
@@ -655,10 +747,5 @@ mod tests {
         old.as_object_mut().unwrap().remove("run");
         let old: Report = serde_json::from_value(old).unwrap();
         assert_eq!(old.run, None);
-    }
-
-    #[test]
-    fn ansi_sequences_are_stripped() {
-        assert_eq!(strip_ansi("\u{1b}[1;31mFAIL\u{1b}[0m x"), "FAIL x");
     }
 }

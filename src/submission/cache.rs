@@ -443,16 +443,38 @@ pub(crate) fn store_compile_error(folder: &Path, key: &Key, message: &str) {
     let _ = write_entry(&key.entry(folder), Kind::CompileError, message.as_bytes());
 }
 
+/// A tool that cannot say who it is (see [`tool_identity`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ToolError {
+    /// It could not be started (not found, not executable, the sandbox).
+    Start { program: String, error: String },
+    /// Its `--version` ran and failed: what it printed.
+    Version { program: String, output: String },
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::Start { program, error } => write!(f, "{program}: {error}"),
+            ToolError::Version { program, output } => {
+                write!(f, "{program} --version failed: {output}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
 /// What identifies a tool a build runs, found once per grading run: the
 /// name it was given, the file it resolves to (on the grader's `PATH`, the
 /// one builds get), that file's SHA-256, and what `--version` prints. A
-/// tool that cannot start, or whose `--version` fails, is an error here
-/// (the message says which); callers for which that is not the staff's
-/// problem (a shell has no `--version`) use the message as the identity.
+/// tool that cannot start, or whose `--version` fails, is a [`ToolError`]
+/// here; callers for which that is not the staff's problem (a shell has no
+/// `--version`) use its message as the identity.
 ///
 /// `workdir` is a folder the sandbox may run in (the build's).
-pub(crate) fn tool_identity(program: &str, workdir: &Path) -> Result<String, String> {
-    type Known = Mutex<HashMap<String, Result<String, String>>>;
+pub(crate) fn tool_identity(program: &str, workdir: &Path) -> Result<String, ToolError> {
+    type Known = Mutex<HashMap<String, Result<String, ToolError>>>;
     static KNOWN: OnceLock<Known> = OnceLock::new();
     let known = KNOWN.get_or_init(Default::default);
     if let Some(id) = known.lock().unwrap_or_else(|e| e.into_inner()).get(program) {
@@ -470,8 +492,14 @@ pub(crate) fn tool_identity(program: &str, workdir: &Path) -> Result<String, Str
         std::time::Duration::from_secs(60),
         &[],
     ) {
-        Err(e) => Err(format!("{program}: {e}")),
-        Ok(s) if !s.ok => Err(format!("{program} --version failed: {}", s.output)),
+        Err(e) => Err(ToolError::Start {
+            program: program.to_string(),
+            error: e.to_string(),
+        }),
+        Ok(s) if !s.ok => Err(ToolError::Version {
+            program: program.to_string(),
+            output: s.output,
+        }),
         Ok(s) => Ok(format!(
             "{program} = {} sha256 {content}\n{}",
             resolved.as_deref().unwrap_or(Path::new("?")).display(),

@@ -41,7 +41,7 @@ pub struct ConsoleBuild<'a> {
     pub files: &'a [(String, String)],
     pub timeout: Duration,
     /// Build for this memory checker: its flags are added to every
-    /// compile and link, whatever runs the compiler (see [`build_console`]).
+    /// compile and link, whatever runs the compiler (see [`build_console_traced`]).
     pub memcheck: Option<crate::memcheck::Tool>,
     /// Where builds are cached, and whether.
     pub cache: &'a BuildCache,
@@ -103,12 +103,8 @@ fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// CMake, `<root>/build/<binary>`). With the build cache on, a build with
 /// the same key as an earlier one is copied from it instead: the program
 /// is put where the build would have made it, in the same folder of
-/// sources, or the same compile error is returned.
-pub fn build_console(dir: &Path, how: &ConsoleBuild) -> Result<Build, BuildError> {
-    build_console_traced(dir, how).0
-}
-
-/// [`build_console`], and whether its result came from the build cache.
+/// sources, or the same compile error is returned. The [`Origin`] says
+/// which (reports say it).
 pub fn build_console_traced(dir: &Path, how: &ConsoleBuild) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
     let result = build(dir, how, &mut origin);
@@ -118,7 +114,7 @@ pub fn build_console_traced(dir: &Path, how: &ConsoleBuild) -> (Result<Build, Bu
 /// A tool's identity for the key; one that cannot say (`sh --version`) is
 /// identified by what it says instead.
 fn identity(tool: &str, workdir: &Path) -> String {
-    cache::tool_identity(tool, workdir).unwrap_or_else(|e| e)
+    cache::tool_identity(tool, workdir).unwrap_or_else(|e| e.to_string())
 }
 
 fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {

@@ -252,12 +252,8 @@ impl Unit {
 /// adapter's main object from the cache (built once per compiler, flags and
 /// adapter version), then one link. With the build cache on, a build with
 /// the same key as an earlier one (the build cache, `submission::cache`) is copied
-/// from it instead (the program, or the same compile error).
-pub fn build_cpp(dir: &Path, options: &CppOptions) -> Result<Build, BuildError> {
-    build_cpp_traced(dir, options).0
-}
-
-/// [`build_cpp`], and whether its result came from the build cache.
+/// from it instead (the program, or the same compile error); the
+/// [`Origin`] says which (reports say it).
 pub fn build_cpp_traced(dir: &Path, options: &CppOptions) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
     let result = build(dir, options, &mut origin);
@@ -401,7 +397,7 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
 /// The compiler's identity ([`cache::tool_identity`]); a compiler that
 /// cannot start or whose `--version` fails is the staff's error.
 fn compiler_identity(options: &CppOptions, workdir: &Path) -> Result<String, BuildError> {
-    cache::tool_identity(&options.compiler, workdir).map_err(BuildError::Io)
+    cache::tool_identity(&options.compiler, workdir).map_err(|e| BuildError::Io(e.to_string()))
 }
 
 /// Compiles `units` with up to one compiler per core; how each ended, in

@@ -16,12 +16,10 @@ mod lab3;
 
 pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 
-pub use console::{
-    BuildKind, ConsoleBuild, build_console, build_console_traced, build_kind, is_console_upload,
-};
+pub use console::{BuildKind, ConsoleBuild, build_console_traced, build_kind, is_console_upload};
 pub use lab3::{
     CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
-    build_cpp, build_cpp_traced, compile_message, defines_main, find_cpp,
+    build_cpp_traced, compile_message, defines_main, find_cpp,
 };
 
 /// Where a build's result came from.

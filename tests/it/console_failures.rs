@@ -159,6 +159,11 @@ fn a_cuhk_board_printed_wrong_at_the_start_names_the_squares_that_differ() {
     let printed = &s["boards"][1];
     assert_eq!(printed["title"], "board the program printed");
     assert_eq!(printed["coords"], "upper_files_top_down");
+    // In the course's letters too, as drawn above: Black upper case on row 1.
+    assert_eq!(
+        printed["board"],
+        "RNBKQBNR/PPPPPPPP/......../......../......../......../pppppppp/rnbkqbnr"
+    );
     assert_eq!(printed["marks"].as_array().map(Vec::len), Some(4), "{s}");
 }
 

@@ -214,7 +214,8 @@ fn build_lab3(dir: &Path, adapter_cache: &Path) -> chessgrade::submission::Build
     let mut options =
         chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
     options.cache.dir = Some(adapter_cache.to_path_buf());
-    chessgrade::submission::build_cpp(dir, &options)
+    chessgrade::submission::build_cpp_traced(dir, &options)
+        .0
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
