@@ -58,20 +58,6 @@ pub struct UploadOptions {
     pub cache: BuildCache,
 }
 
-impl UploadOptions {
-    /// The build cache the uploads' builds use. A checked build
-    /// (`--memcheck`) is always built: its program's debug information
-    /// names the folder it was compiled in, and the checker tells the
-    /// student's frames by that folder, which a copy from the cache would
-    /// not be.
-    pub fn build_cache(&self) -> BuildCache {
-        BuildCache {
-            builds: self.cache.builds && self.memcheck.is_none(),
-            ..self.cache.clone()
-        }
-    }
-}
-
 /// What the flags name as the thing graded, checked where it is named: an
 /// upload folder that exists, an engine that runs. Which kind of upload it
 /// is, is the scenarios' to say ([`Plan::choose`]).
@@ -291,7 +277,7 @@ impl Plan {
         Plan::Lab3 {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
-                cache: options.build_cache(),
+                cache: options.cache.clone(),
                 ..options.cpp.clone()
             },
             limits: options.limits.clone(),
@@ -308,7 +294,7 @@ impl Plan {
     ) -> Result<Plan, StaffError> {
         let console = ConsoleOptions {
             memcheck: options.memcheck,
-            cache: options.build_cache(),
+            cache: options.cache.clone(),
             ..options.console.clone()
         };
         Ok(Plan::Console(Arc::new(ConsoleGrader::new(

@@ -94,6 +94,30 @@ impl Tool {
     }
 }
 
+/// The folder a checked build's debug information names as the upload's
+/// ([`source_root_flag`]): not a real folder, a name the frames of every
+/// checked build share, whichever folder it was compiled in.
+pub const UPLOAD_IN_DEBUG_INFO: &str = "/chessgrade-upload";
+
+/// The flag that writes `root` (the upload's folder as a checked build
+/// compiles it) as [`UPLOAD_IN_DEBUG_INFO`] in the program's debug
+/// information. Its frames then name the student's files beneath that one
+/// folder, which [`Sources::student_file`] takes as the student's whatever
+/// folder the build ran in, and the program does not depend on where it
+/// was built: the build cache may keep it (its key writes the build folder
+/// `$BUILD`) and a regrade with `--memcheck` rebuilds nothing. (An absolute
+/// name, not `.`: valgrind joins a relative one to the compiler's working
+/// folder.) Only the debug information is rewritten (`-fdebug-prefix-map`),
+/// not `__FILE__`: what the program prints stays as the course's build
+/// prints it.
+pub fn source_root_flag(root: &Path) -> OsString {
+    let mut flag = OsString::from("-fdebug-prefix-map=");
+    flag.push(root);
+    flag.push("=");
+    flag.push(UPLOAD_IN_DEBUG_INFO);
+    flag
+}
+
 impl fmt::Display for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -530,6 +554,9 @@ impl Sources {
             return (!shown.starts_with("../") && !staff(Path::new(shown)))
                 .then(|| shown.to_string());
         }
+        if let Ok(rel) = path.strip_prefix(UPLOAD_IN_DEBUG_INFO) {
+            return (!staff(rel)).then(|| rel.display().to_string());
+        }
         if self.roots.is_empty() {
             let system = ["/usr/", "/lib", "/build/", "/opt/"];
             return (!system.iter().any(|s| file.starts_with(s))).then(|| file.to_string());
@@ -927,6 +954,18 @@ mod tests {
             .with_staff(vec![PathBuf::from("CreatePiece.cpp")]);
         assert_eq!(overlaid.student_file("/tmp/b/upload/CreatePiece.cpp"), None);
         assert_eq!(overlaid.student_file("CreatePiece.cpp"), None);
+        // A checked build names the upload by one folder wherever it was
+        // built (a copy from the build cache too), the staff's files left out.
+        assert_eq!(
+            overlaid
+                .student_file("/chessgrade-upload/Board.cpp")
+                .as_deref(),
+            Some("Board.cpp")
+        );
+        assert_eq!(
+            overlaid.student_file("/chessgrade-upload/CreatePiece.cpp"),
+            None
+        );
         assert_eq!(
             overlaid.student_file("Board.cpp").as_deref(),
             Some("Board.cpp")

@@ -198,6 +198,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
                 let mut args: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
                 if let Some(tool) = how.memcheck {
                     args.extend(tool.compile_flags().into_iter().map(OsString::from));
+                    args.push(crate::memcheck::source_root_flag(&root));
                 }
                 args.push("-o".into());
                 args.push(binary.clone().into());
@@ -300,10 +301,15 @@ fn write_compiler_wrappers(bin: &Path, flags: &[String]) -> std::io::Result<()> 
         let Ok(real) = which::which(name) else {
             continue;
         };
+        // The upload's folder (this script's folder's parent, as the build
+        // calls it through PATH) is written `memcheck::UPLOAD_IN_DEBUG_INFO` in the debug information
+        // (`memcheck::source_root_flag`), found at run time so that the
+        // script's bytes, which are in the cache key, name no folder.
         let script = format!(
-            "#!/bin/sh\n# chessgrade --memcheck: the course's compiler with the checker's flags\nexec {} \"$@\" {}\n",
+            "#!/bin/sh\n# chessgrade --memcheck: the course's compiler with the checker's flags\nexec {} \"$@\" {} \"-fdebug-prefix-map=${{0%/{WRAPPER_DIR}/*}}={}\"\n",
             quote(&real.to_string_lossy()),
-            flags.join(" ")
+            flags.join(" "),
+            crate::memcheck::UPLOAD_IN_DEBUG_INFO,
         );
         let path = bin.join(name);
         std::fs::write(&path, script)?;

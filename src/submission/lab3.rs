@@ -242,6 +242,11 @@ impl Unit {
         if self.student_includes {
             args.push("-I".into());
             args.push(include_dir.as_os_str().to_owned());
+            // A checked build's frames name the upload's files relative to
+            // it, so its program may be cached (`memcheck::source_root_flag`).
+            if options.memcheck.is_some() {
+                args.push(crate::memcheck::source_root_flag(include_dir));
+            }
         }
         args
     }
