@@ -16,7 +16,8 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Writes `report` in `format` to `path` or stdout (the human format in
-/// `palette`'s colours).
+/// `palette`'s colours on stdout; a file is always plain, as `--color`
+/// is about the terminal and a report file is read by editors and tools).
 pub fn emit(
     report: &Report,
     format: Format,
@@ -39,6 +40,11 @@ pub fn emit(
             .as_bytes(),
         ),
         Format::Human => {
+            let palette = if path.is_some() {
+                Palette::PLAIN
+            } else {
+                palette
+            };
             let mut r = HumanReporter::new(&mut buf).palette(palette);
             // As on the terminal: the notes (a compile error's whole
             // message among them) above the scenarios that point to them.

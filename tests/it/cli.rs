@@ -139,6 +139,25 @@ fn colour_can_be_forced() {
     let dir = project(&[("a/good.txt", GOOD), ("b/other.txt", GOOD)]);
     let text = stdout(&chessgrade(dir.path(), &["run", "--color", "always"]));
     assert!(text.contains('\u{1b}'), "{text}");
+    // A report file is plain even then: colour is for the terminal.
+    let out = dir.path().join("report.txt");
+    let run = chessgrade(
+        dir.path(),
+        &[
+            "run",
+            "--color",
+            "always",
+            "--format",
+            "human",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    // (No snapshots yet: both fail, in red on the terminal.)
+    assert_eq!(run.status.code(), Some(1), "{}", stdout(&run));
+    let file = std::fs::read_to_string(&out).unwrap();
+    assert!(file.contains("FAILED: 0 passed, 2 failed"), "{file}");
+    assert!(!file.contains('\u{1b}'), "{file:?}");
 }
 
 /// Each bad input: its file, the `line:col: message` expected, and the
