@@ -112,9 +112,9 @@ fn extend_each<S: SquareSet>(out: &mut Vec<Move>, targets: S, move_to: impl Fn(u
 impl<S: SquareSet> Sink<S> for Collect<'_> {
     #[inline]
     fn moves(&mut self, g: &Geometry<S>, piece: Piece, from: usize, targets: S, kind: MoveKind) {
-        let from = g.square(from);
+        let from = (g.square(from), from);
         extend_each(self.0, targets, |to| {
-            Move::new(piece, from, g.square(to), kind)
+            Move::at(piece, from, (g.square(to), to), kind)
         });
     }
 
@@ -126,13 +126,13 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
         targets: S,
         roles: RoleSet,
     ) {
-        let from = g.square(from);
+        let from = (g.square(from), from);
         for to in targets.members() {
-            let to = g.square(to);
+            let to = (g.square(to), to);
             self.0.extend(
                 roles
                     .iter()
-                    .map(|role| Move::new(pawn, from, to, MoveKind::Promotion(role))),
+                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
             );
         }
     }
@@ -143,8 +143,8 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
 
     fn shifted(&mut self, g: &Geometry<S>, piece: Piece, targets: S, delta: isize, kind: MoveKind) {
         extend_each(self.0, targets, |to| {
-            let from = g.square(to.wrapping_sub_signed(delta));
-            Move::new(piece, from, g.square(to), kind)
+            let from = to.wrapping_sub_signed(delta);
+            Move::at(piece, (g.square(from), from), (g.square(to), to), kind)
         });
     }
 
@@ -157,11 +157,12 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
         roles: RoleSet,
     ) {
         for to in targets.members() {
-            let (from, to) = (g.square(to.wrapping_sub_signed(delta)), g.square(to));
+            let from = to.wrapping_sub_signed(delta);
+            let (from, to) = ((g.square(from), from), (g.square(to), to));
             self.0.extend(
                 roles
                     .iter()
-                    .map(|role| Move::new(pawn, from, to, MoveKind::Promotion(role))),
+                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
             );
         }
     }
@@ -470,7 +471,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
             }
             let pawn = Piece::new(color, Role::Pawn);
             let kind = MoveKind::EnPassant { captured };
-            sink.one(Move::new(pawn, g.square(from), ep, kind));
+            sink.one(Move::at(pawn, (g.square(from), from), (ep, to), kind));
         }
     }
 
@@ -539,7 +540,8 @@ impl<'a, S: SquareSet> Side<'a, S> {
                 rook_to: at(rook_to),
             };
             let piece = Piece::new(color, Role::King);
-            sink.one(Move::new(piece, king, at(king_to), kind));
+            let to = (at(king_to), index(king_to));
+            sink.one(Move::at(piece, (king, k), to, kind));
         }
     }
 }

@@ -55,18 +55,47 @@ pub struct Move {
     /// What stands on `from` (the pawn, for a promotion; the king, for
     /// castling).
     piece: Piece,
+    /// The row-major indices of `from` (low byte) and `to` (high byte) on
+    /// a board of at most 256 squares, so that play's short path does not
+    /// work them out from the rows and columns (two multiplications and
+    /// the board's width on every move played); 0 on larger boards.
+    indices: u32,
 }
 
 impl Move {
-    /// The move of `piece` from `from` to `to`.
+    /// The move of `piece` from `from` to `to` on a board of `dims`.
+    pub(super) fn new(dims: Dims, piece: Piece, from: Square, to: Square, kind: MoveKind) -> Move {
+        let (i, j) = (dims.index(from), dims.index(to));
+        Move::at(piece, (from, i), (to, j), kind)
+    }
+
+    /// [`Move::new`] from squares whose row-major indices the caller knows.
     #[inline(always)]
-    pub(super) fn new(piece: Piece, from: Square, to: Square, kind: MoveKind) -> Move {
+    pub(super) fn at(
+        piece: Piece,
+        (from, i): (Square, usize),
+        (to, j): (Square, usize),
+        kind: MoveKind,
+    ) -> Move {
+        let indices = match i < 256 && j < 256 {
+            true => (i | j << 8) as u32,
+            false => 0,
+        };
         Move {
             from,
             to,
             kind,
             piece,
+            indices,
         }
+    }
+
+    /// The row-major indices of from and to, on a board of at most 256
+    /// squares (0 and 0 on larger ones).
+    #[inline(always)]
+    pub(super) fn indices(self) -> (usize, usize) {
+        let i = self.indices as usize;
+        (i & 0xff, i >> 8)
     }
 
     /// The piece that moves (the pawn, for a promotion; the king, for
@@ -333,7 +362,7 @@ fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &m
         while let Some(to) = dims.offset(at, dr, dc) {
             let target = board.get(to);
             if target.is_none_or(|p| p.color != piece.color) {
-                out.push(Move::new(piece, from, to, MoveKind::Normal));
+                out.push(Move::new(dims, piece, from, to, MoveKind::Normal));
             }
             if !slides || target.is_some() {
                 break;
@@ -360,10 +389,10 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
                 rules
                     .promotion
                     .iter()
-                    .map(|role| Move::new(pawn, from, to, MoveKind::Promotion(role))),
+                    .map(|role| Move::new(dims, pawn, from, to, MoveKind::Promotion(role))),
             );
         } else {
-            out.push(Move::new(pawn, from, to, MoveKind::Normal));
+            out.push(Move::new(dims, pawn, from, to, MoveKind::Normal));
         }
     };
     if let Some(one) = dims
@@ -378,7 +407,7 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
             .filter(|s| s.row() != last_row || rules.promotion.is_empty());
         if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row(dims, color, from))
         {
-            out.push(Move::new(pawn, from, two, MoveKind::DoubleStep));
+            out.push(Move::new(dims, pawn, from, two, MoveKind::DoubleStep));
         }
     }
     for dc in [-1, 1] {
@@ -392,7 +421,13 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
                 // The pawn that crossed `to` stands one row further on.
                 let captured = board.dims().at(from.row(), to.col());
                 if board.get(captured) == Some(Piece::new(color.opponent(), Role::Pawn)) {
-                    out.push(Move::new(pawn, from, to, MoveKind::EnPassant { captured }));
+                    out.push(Move::new(
+                        dims,
+                        pawn,
+                        from,
+                        to,
+                        MoveKind::EnPassant { captured },
+                    ));
                 }
             }
             None => {}
@@ -480,6 +515,7 @@ fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: 
                 rook_to: at(rook_to),
             };
             out.push(Move::new(
+                dims,
                 Piece::new(color, Role::King),
                 king,
                 at(king_to),

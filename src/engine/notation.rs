@@ -231,7 +231,8 @@ mod tests {
     #[test]
     fn formats_read_back() {
         let pawn = Piece::new(Color::White, Role::Pawn);
-        let m = Move::new(pawn, dims().at(6, 4), dims().at(4, 4), MoveKind::DoubleStep);
+        let (from, to) = (dims().at(6, 4), dims().at(4, 4));
+        let m = Move::new(dims(), pawn, from, to, MoveKind::DoubleStep);
         for notation in [Notation::Uci, Notation::Jhu, Notation::Cuhk] {
             let text = format_move(notation, dims(), m);
             let args: Vec<&str> = text.split(' ').collect();

@@ -630,14 +630,15 @@ impl Position {
     /// board, goes the general way, out of line.
     #[inline(always)]
     pub fn play(&mut self, mv: Move) -> UndoRecord {
-        let dims = self.dims();
-        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        // Exact on a board of at most 256 squares, which the short path's
+        // boards (at most 64) are.
+        let (from, to) = mv.indices();
         if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
             && let Some(captured) = self.board.carry_small(mv.piece(), from, to)
         {
             return self.after_small_carry(mv, from, to, mv.piece(), captured);
         }
-        self.play_general(mv, from, to)
+        self.play_general(mv)
     }
 
     /// The rest of [`Position::play`] once [`Board::carry_small`] has
@@ -777,8 +778,9 @@ impl Position {
     /// [`Position::play`] the general way: every kind of move on every
     /// board.
     #[inline(never)]
-    fn play_general(&mut self, mv: Move, from: usize, to: usize) -> UndoRecord {
+    fn play_general(&mut self, mv: Move) -> UndoRecord {
         let dims = self.dims();
+        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
         // The other kinds on a board of at most 64 squares: square indices
         // below 64, and untouched flags as the state's bits.
         let bit = |i: usize| 1u64 << (i % 64);
