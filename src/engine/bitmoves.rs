@@ -25,7 +25,7 @@ use super::movegen::{Context, Move, MoveKind, castling_rook_col};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
 use super::squareset::{Set256, Set512, SquareSet};
-use crate::domain::{Color, Piece, Role};
+use crate::domain::{Color, Piece, Role, Square};
 
 /// Where generated moves go.
 pub(super) trait Sink<S> {
@@ -98,6 +98,17 @@ impl Count {
     }
 }
 
+/// Square `i` and the index a [`Move`] keeps of it: `i` on a board of at
+/// most 256 squares (which every set of at most 256 bits is, see
+/// [`super::board::SetIndex`]), 0 on larger ones.
+#[inline(always)]
+fn located<S: SquareSet>(g: &Geometry<S>, i: usize) -> (Square, usize) {
+    match S::CAPACITY <= 256 {
+        true => (g.square(i), i),
+        false => (g.square(i), 0),
+    }
+}
+
 /// One move for each member of `targets`, lowest first: `move_to(to)`
 /// builds it. (Reserving `targets.count()` first measured slower: without
 /// a popcount instruction in the baseline x86-64 target, a count costs
@@ -112,9 +123,9 @@ fn extend_each<S: SquareSet>(out: &mut Vec<Move>, targets: S, move_to: impl Fn(u
 impl<S: SquareSet> Sink<S> for Collect<'_> {
     #[inline]
     fn moves(&mut self, g: &Geometry<S>, piece: Piece, from: usize, targets: S, kind: MoveKind) {
-        let from = (g.square(from), from);
+        let from = located(g, from);
         extend_each(self.0, targets, |to| {
-            Move::at(piece, from, (g.square(to), to), kind)
+            Move::at(piece, from, located(g, to), kind)
         });
     }
 
@@ -126,9 +137,9 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
         targets: S,
         roles: RoleSet,
     ) {
-        let from = (g.square(from), from);
+        let from = located(g, from);
         for to in targets.members() {
-            let to = (g.square(to), to);
+            let to = located(g, to);
             self.0.extend(
                 roles
                     .iter()
@@ -144,7 +155,7 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
     fn shifted(&mut self, g: &Geometry<S>, piece: Piece, targets: S, delta: isize, kind: MoveKind) {
         extend_each(self.0, targets, |to| {
             let from = to.wrapping_sub_signed(delta);
-            Move::at(piece, (g.square(from), from), (g.square(to), to), kind)
+            Move::at(piece, located(g, from), located(g, to), kind)
         });
     }
 
@@ -158,7 +169,7 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
     ) {
         for to in targets.members() {
             let from = to.wrapping_sub_signed(delta);
-            let (from, to) = ((g.square(from), from), (g.square(to), to));
+            let (from, to) = (located(g, from), located(g, to));
             self.0.extend(
                 roles
                     .iter()
@@ -471,7 +482,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
             }
             let pawn = Piece::new(color, Role::Pawn);
             let kind = MoveKind::EnPassant { captured };
-            sink.one(Move::at(pawn, (g.square(from), from), (ep, to), kind));
+            sink.one(Move::at(pawn, located(g, from), located(g, to), kind));
         }
     }
 
@@ -540,8 +551,8 @@ impl<'a, S: SquareSet> Side<'a, S> {
                 rook_to: at(rook_to),
             };
             let piece = Piece::new(color, Role::King);
-            let to = (at(king_to), index(king_to));
-            sink.one(Move::at(piece, (king, k), to, kind));
+            let to = located(g, index(king_to));
+            sink.one(Move::at(piece, located(g, k), to, kind));
         }
     }
 }
@@ -810,6 +821,16 @@ mod tests {
             };
             if moves.is_empty() {
                 return;
+            }
+            // Each move carries what stands on its square of departure
+            // and, on boards of at most 256 squares, its squares' indices.
+            let dims = pos.dims();
+            for mv in &moves {
+                assert_eq!(pos.board().get(mv.from), Some(mv.piece()), "{what}: {mv:?}");
+                if dims.len() <= 256 {
+                    let indices = (dims.index(mv.from), dims.index(mv.to));
+                    assert_eq!(mv.indices(), indices, "{what}: {mv:?}");
+                }
             }
             for _ in 0..2 {
                 let mv = moves[rng.below(moves.len() as u64) as usize];
