@@ -99,11 +99,11 @@ impl Count {
 }
 
 /// Square `i` and the index a [`Move`] keeps of it: `i` on a board of at
-/// most 256 squares (which every set of at most 256 bits is, see
+/// most 64 squares (which a board of one-word sets is, see
 /// [`super::board::SetIndex`]), 0 on larger ones.
 #[inline(always)]
 fn located<S: SquareSet>(g: &Geometry<S>, i: usize) -> (Square, usize) {
-    match S::CAPACITY <= 256 {
+    match S::CAPACITY <= 64 {
         true => (g.square(i), i),
         false => (g.square(i), 0),
     }
@@ -823,11 +823,11 @@ mod tests {
                 return;
             }
             // Each move carries what stands on its square of departure
-            // and, on boards of at most 256 squares, its squares' indices.
+            // and, on boards of at most 64 squares, its squares' indices.
             let dims = pos.dims();
             for mv in &moves {
                 assert_eq!(pos.board().get(mv.from), Some(mv.piece()), "{what}: {mv:?}");
-                if dims.len() <= 256 {
+                if dims.len() <= 64 {
                     let indices = (dims.index(mv.from), dims.index(mv.to));
                     assert_eq!(mv.indices(), indices, "{what}: {mv:?}");
                 }

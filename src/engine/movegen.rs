@@ -38,7 +38,7 @@ pub enum MoveKind {
 /// that moves ([`Move::piece`]), so that [`super::Position::play`] reads no
 /// board cell to know what to lift (reading it from the mailbox cell that
 /// the previous sibling's undo had just written was a tenth of an
-/// every-leaf perft's samples), and, on boards of at most 256 squares, the
+/// every-leaf perft's samples), and, on boards of at most 64 squares, the
 /// row-major indices of its squares, which the generator knows and play
 /// would otherwise work out with two multiplications. Only the engine
 /// builds moves. (Carrying the captured piece too was measured and
@@ -61,9 +61,10 @@ pub struct Move {
     /// castling).
     piece: Piece,
     /// The row-major indices of `from` (low byte) and `to` (high byte) on
-    /// a board of at most 256 squares, so that play's short path does not
-    /// work them out from the rows and columns (two multiplications and
-    /// the board's width on every move played); 0 on larger boards.
+    /// a board of at most 64 squares, so that play's short path (which
+    /// only such boards take) does not work them out from the rows and
+    /// columns (two multiplications and the board's width on every move
+    /// played); 0 on larger boards, whose moves go the general way.
     indices: u32,
 }
 
@@ -71,7 +72,7 @@ impl Move {
     /// The move of `piece` from `from` to `to` on a board of `dims`.
     pub(super) fn new(dims: Dims, piece: Piece, from: Square, to: Square, kind: MoveKind) -> Move {
         // Larger boards do not use the indices: no multiplications there.
-        let (i, j) = match dims.len() <= 256 {
+        let (i, j) = match dims.len() <= 64 {
             true => (dims.index(from), dims.index(to)),
             false => (0, 0),
         };
@@ -79,7 +80,7 @@ impl Move {
     }
 
     /// [`Move::new`] from squares whose row-major indices the caller knows
-    /// (`i`, `j`: 0 on a board of over 256 squares).
+    /// (`i`, `j`: 0 on a board of over 64 squares).
     #[inline(always)]
     pub(super) fn at(
         piece: Piece,
@@ -87,7 +88,7 @@ impl Move {
         (to, j): (Square, usize),
         kind: MoveKind,
     ) -> Move {
-        debug_assert!(i < 256 && j < 256);
+        debug_assert!(i < 64 && j < 64);
         let indices = (i | j << 8) as u32;
         Move {
             from,
@@ -98,7 +99,7 @@ impl Move {
         }
     }
 
-    /// The row-major indices of from and to, on a board of at most 256
+    /// The row-major indices of from and to, on a board of at most 64
     /// squares (0 and 0 on larger ones).
     #[inline(always)]
     pub(super) fn indices(self) -> (usize, usize) {

@@ -630,8 +630,8 @@ impl Position {
     /// board, goes the general way, out of line.
     #[inline(always)]
     pub fn play(&mut self, mv: Move) -> UndoRecord {
-        // Exact on a board of at most 256 squares, which the short path's
-        // boards (at most 64) are.
+        // Exact on a board of at most 64 squares, the only ones the short
+        // path takes (`carry_small` declines the others).
         let (from, to) = mv.indices();
         if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
             && let Some(captured) = self.board.carry_small(mv.piece(), from, to)
