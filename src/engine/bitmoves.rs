@@ -25,20 +25,29 @@ use super::movegen::{Context, Move, MoveKind, castling_rook_col};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
 use super::squareset::{Set256, Set512, SquareSet};
-use crate::domain::{Color, Role};
+use crate::domain::{Color, Piece, Role, Square};
 
 /// Where generated moves go.
 pub(super) trait Sink<S> {
-    /// One move of `kind` from `from` to each square of `targets`.
-    fn moves(&mut self, g: &Geometry<S>, from: usize, targets: S, kind: MoveKind);
-    /// A promotion to each of `roles` from `from` to each square of `targets`.
-    fn promotions(&mut self, g: &Geometry<S>, from: usize, targets: S, roles: RoleSet);
+    /// One move of `kind` of `piece` from `from` to each square of
+    /// `targets`.
+    fn moves(&mut self, g: &Geometry<S>, piece: Piece, from: usize, targets: S, kind: MoveKind);
+    /// A promotion of `pawn` to each of `roles` from `from` to each square
+    /// of `targets`.
+    fn promotions(&mut self, g: &Geometry<S>, pawn: Piece, from: usize, targets: S, roles: RoleSet);
     fn one(&mut self, mv: Move);
-    /// One move of `kind` to each square of `targets`, from the square
-    /// `delta` indices before it.
-    fn shifted(&mut self, g: &Geometry<S>, targets: S, delta: isize, kind: MoveKind);
-    /// [`Sink::shifted`] for promotions to each of `roles`.
-    fn shifted_promotions(&mut self, g: &Geometry<S>, targets: S, delta: isize, roles: RoleSet);
+    /// One move of `kind` of `piece` to each square of `targets`, from the
+    /// square `delta` indices before it.
+    fn shifted(&mut self, g: &Geometry<S>, piece: Piece, targets: S, delta: isize, kind: MoveKind);
+    /// [`Sink::shifted`] for promotions of `pawn` to each of `roles`.
+    fn shifted_promotions(
+        &mut self,
+        g: &Geometry<S>,
+        pawn: Piece,
+        targets: S,
+        delta: isize,
+        roles: RoleSet,
+    );
 }
 
 /// Writes every move out.
@@ -89,6 +98,17 @@ impl Count {
     }
 }
 
+/// Square `i` and the index a [`Move`] keeps of it: `i` on a board of at
+/// most 64 squares (which a board of one-word sets is, see
+/// [`super::board::SetIndex`]), 0 on larger ones.
+#[inline(always)]
+fn located<S: SquareSet>(g: &Geometry<S>, i: usize) -> (Square, usize) {
+    match S::CAPACITY <= 64 {
+        true => (g.square(i), i),
+        false => (g.square(i), 0),
+    }
+}
+
 /// One move for each member of `targets`, lowest first: `move_to(to)`
 /// builds it. (Reserving `targets.count()` first measured slower: without
 /// a popcount instruction in the baseline x86-64 target, a count costs
@@ -102,24 +122,29 @@ fn extend_each<S: SquareSet>(out: &mut Vec<Move>, targets: S, move_to: impl Fn(u
 
 impl<S: SquareSet> Sink<S> for Collect<'_> {
     #[inline]
-    fn moves(&mut self, g: &Geometry<S>, from: usize, targets: S, kind: MoveKind) {
-        let from = g.square(from);
-        extend_each(self.0, targets, |to| Move {
-            from,
-            to: g.square(to),
-            kind,
+    fn moves(&mut self, g: &Geometry<S>, piece: Piece, from: usize, targets: S, kind: MoveKind) {
+        let from = located(g, from);
+        extend_each(self.0, targets, |to| {
+            Move::at(piece, from, located(g, to), kind)
         });
     }
 
-    fn promotions(&mut self, g: &Geometry<S>, from: usize, targets: S, roles: RoleSet) {
-        let from = g.square(from);
+    fn promotions(
+        &mut self,
+        g: &Geometry<S>,
+        pawn: Piece,
+        from: usize,
+        targets: S,
+        roles: RoleSet,
+    ) {
+        let from = located(g, from);
         for to in targets.members() {
-            let to = g.square(to);
-            self.0.extend(roles.iter().map(|role| Move {
-                from,
-                to,
-                kind: MoveKind::Promotion(role),
-            }));
+            let to = located(g, to);
+            self.0.extend(
+                roles
+                    .iter()
+                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
+            );
         }
     }
 
@@ -127,33 +152,40 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
         self.0.push(mv);
     }
 
-    fn shifted(&mut self, g: &Geometry<S>, targets: S, delta: isize, kind: MoveKind) {
-        extend_each(self.0, targets, |to| Move {
-            from: g.square(to.wrapping_sub_signed(delta)),
-            to: g.square(to),
-            kind,
+    fn shifted(&mut self, g: &Geometry<S>, piece: Piece, targets: S, delta: isize, kind: MoveKind) {
+        extend_each(self.0, targets, |to| {
+            let from = to.wrapping_sub_signed(delta);
+            Move::at(piece, located(g, from), located(g, to), kind)
         });
     }
 
-    fn shifted_promotions(&mut self, g: &Geometry<S>, targets: S, delta: isize, roles: RoleSet) {
+    fn shifted_promotions(
+        &mut self,
+        g: &Geometry<S>,
+        pawn: Piece,
+        targets: S,
+        delta: isize,
+        roles: RoleSet,
+    ) {
         for to in targets.members() {
-            let (from, to) = (g.square(to.wrapping_sub_signed(delta)), g.square(to));
-            self.0.extend(roles.iter().map(|role| Move {
-                from,
-                to,
-                kind: MoveKind::Promotion(role),
-            }));
+            let from = to.wrapping_sub_signed(delta);
+            let (from, to) = (located(g, from), located(g, to));
+            self.0.extend(
+                roles
+                    .iter()
+                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
+            );
         }
     }
 }
 
 impl<S: SquareSet> Sink<S> for Count {
     #[inline(always)]
-    fn moves(&mut self, _: &Geometry<S>, _: usize, targets: S, _: MoveKind) {
+    fn moves(&mut self, _: &Geometry<S>, _: Piece, _: usize, targets: S, _: MoveKind) {
         self.add(targets, 1);
     }
 
-    fn promotions(&mut self, _: &Geometry<S>, _: usize, targets: S, roles: RoleSet) {
+    fn promotions(&mut self, _: &Geometry<S>, _: Piece, _: usize, targets: S, roles: RoleSet) {
         self.add(targets, roles.len() as u64);
     }
 
@@ -162,12 +194,19 @@ impl<S: SquareSet> Sink<S> for Count {
     }
 
     #[inline(always)]
-    fn shifted(&mut self, _: &Geometry<S>, targets: S, _: isize, _: MoveKind) {
+    fn shifted(&mut self, _: &Geometry<S>, _: Piece, targets: S, _: isize, _: MoveKind) {
         self.add(targets, 1);
     }
 
     #[inline(always)]
-    fn shifted_promotions(&mut self, _: &Geometry<S>, targets: S, _: isize, roles: RoleSet) {
+    fn shifted_promotions(
+        &mut self,
+        _: &Geometry<S>,
+        _: Piece,
+        targets: S,
+        _: isize,
+        roles: RoleSet,
+    ) {
         self.add(targets, roles.len() as u64);
     }
 }
@@ -275,6 +314,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
 
     fn generate<K: Sink<S>>(&self, sink: &mut K) {
         let (g, sets, color) = (self.g, self.sets, self.color);
+        let piece = |role: Role| Piece::new(color, role);
         let kings = sets.of(color, Role::King);
         // With king safety there is at most one king here (see `generate_on`).
         let guarded = self.ctx.rules.king_safety && kings.any();
@@ -300,7 +340,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
                     }
                 }
             }
-            sink.moves(g, k, targets, MoveKind::Normal);
+            sink.moves(g, piece(Role::King), k, targets, MoveKind::Normal);
             if self.ctx.rules.castling != Castling::None {
                 self.castles(k, guarded, sink);
             }
@@ -315,19 +355,20 @@ impl<'a, S: SquareSet> Side<'a, S> {
         let free = !self.us;
         let occ = self.occupied;
         for from in (sets.of(color, Role::Knight) & !pinned).members() {
-            sink.moves(g, from, g.knight(from) & free & legal, MoveKind::Normal);
+            let targets = g.knight(from) & free & legal;
+            sink.moves(g, piece(Role::Knight), from, targets, MoveKind::Normal);
         }
         for from in sets.of(color, Role::Bishop).members() {
             let targets = g.bishop(from, occ) & free & mask(from);
-            sink.moves(g, from, targets, MoveKind::Normal);
+            sink.moves(g, piece(Role::Bishop), from, targets, MoveKind::Normal);
         }
         for from in sets.of(color, Role::Rook).members() {
             let targets = g.rook(from, occ) & free & mask(from);
-            sink.moves(g, from, targets, MoveKind::Normal);
+            sink.moves(g, piece(Role::Rook), from, targets, MoveKind::Normal);
         }
         for from in sets.of(color, Role::Queen).members() {
             let targets = (g.rook(from, occ) | g.bishop(from, occ)) & free & mask(from);
-            sink.moves(g, from, targets, MoveKind::Normal);
+            sink.moves(g, piece(Role::Queen), from, targets, MoveKind::Normal);
         }
         self.pawns(pinned, legal, mask, sink);
         // Most positions have no en-passant square: no call then.
@@ -378,17 +419,18 @@ impl<'a, S: SquareSet> Side<'a, S> {
             false => S::EMPTY,
         };
         let pawns = self.sets.of(color, Role::Pawn);
+        let pawn = Piece::new(color, Role::Pawn);
         for from in (pawns & pinned).members() {
             let push = g.pawn_push(color, from) & empty;
             let targets = (push | (g.pawn_attacks(color, from) & self.them)) & mask(from);
-            sink.moves(g, from, targets & !promoting, MoveKind::Normal);
+            sink.moves(g, pawn, from, targets & !promoting, MoveKind::Normal);
             if (targets & promoting).any() {
-                sink.promotions(g, from, targets & promoting, rules.promotion);
+                sink.promotions(g, pawn, from, targets & promoting, rules.promotion);
             }
             if push.any() && start_row.has(from) {
                 // With promotion on, a double step may not skip it.
                 let two = g.pawn_push(color, push.first()) & empty & !promoting;
-                sink.moves(g, from, two & mask(from), MoveKind::DoubleStep);
+                sink.moves(g, pawn, from, two & mask(from), MoveKind::DoubleStep);
             }
         }
         let free = pawns & !pinned;
@@ -402,13 +444,14 @@ impl<'a, S: SquareSet> Side<'a, S> {
         for (targets, dc) in [(push, 0), (left, -1), (right, 1)] {
             let targets = targets & legal;
             let delta = g.forward_delta(color, dc);
-            sink.shifted(g, targets & !promoting, delta, MoveKind::Normal);
+            sink.shifted(g, pawn, targets & !promoting, delta, MoveKind::Normal);
             if (targets & promoting).any() {
-                sink.shifted_promotions(g, targets & promoting, delta, rules.promotion);
+                sink.shifted_promotions(g, pawn, targets & promoting, delta, rules.promotion);
             }
         }
         let two = two & !promoting & legal;
-        sink.shifted(g, two, 2 * g.forward_delta(color, 0), MoveKind::DoubleStep);
+        let delta = 2 * g.forward_delta(color, 0);
+        sink.shifted(g, pawn, two, delta, MoveKind::DoubleStep);
     }
 
     /// En-passant captures, kept when the king on `king` (if guarded) is
@@ -437,11 +480,9 @@ impl<'a, S: SquareSet> Side<'a, S> {
                     continue;
                 }
             }
-            sink.one(Move {
-                from: g.square(from),
-                to: ep,
-                kind: MoveKind::EnPassant { captured },
-            });
+            let pawn = Piece::new(color, Role::Pawn);
+            let kind = MoveKind::EnPassant { captured };
+            sink.one(Move::at(pawn, located(g, from), located(g, to), kind));
         }
     }
 
@@ -505,14 +546,13 @@ impl<'a, S: SquareSet> Side<'a, S> {
                     continue;
                 }
             }
-            sink.one(Move {
-                from: king,
-                to: at(king_to),
-                kind: MoveKind::Castle {
-                    rook_from: at(rook_col),
-                    rook_to: at(rook_to),
-                },
-            });
+            let kind = MoveKind::Castle {
+                rook_from: at(rook_col),
+                rook_to: at(rook_to),
+            };
+            let piece = Piece::new(color, Role::King);
+            let to = located(g, index(king_to));
+            sink.one(Move::at(piece, located(g, k), to, kind));
         }
     }
 }
@@ -781,6 +821,16 @@ mod tests {
             };
             if moves.is_empty() {
                 return;
+            }
+            // Each move carries what stands on its square of departure
+            // and, on boards of at most 64 squares, its squares' indices.
+            let dims = pos.dims();
+            for mv in &moves {
+                assert_eq!(pos.board().get(mv.from), Some(mv.piece()), "{what}: {mv:?}");
+                if dims.len() <= 64 {
+                    let indices = (dims.index(mv.from), dims.index(mv.to));
+                    assert_eq!(mv.indices(), indices, "{what}: {mv:?}");
+                }
             }
             for _ in 0..2 {
                 let mv = moves[rng.below(moves.len() as u64) as usize];

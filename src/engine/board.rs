@@ -284,16 +284,24 @@ impl Board {
     }
 
     /// [`Board::carry_at`] on a board of one-word sets (at most 64 squares,
-    /// 8x8 among them), for play's fast path: the piece on `from` goes to
-    /// `to`, and `Some((mover, captured))` says what moved and what it
-    /// took; `None`, with nothing changed, on any other board, when `from`
-    /// is empty or when `from` and `to` are the same square.
+    /// 8x8 among them), for play's fast path: `mover`, which stands on
+    /// `from` (the caller knows it: the move carries it, so the cell is not
+    /// read), goes to `to`, and `Some(captured)` says what it took; `None`,
+    /// with nothing changed, on any other board or when `from` and `to` are
+    /// the same square.
     #[inline(always)]
-    pub(super) fn carry_small(&mut self, from: usize, to: usize) -> Option<(Piece, Option<Piece>)> {
+    pub(super) fn carry_small(
+        &mut self,
+        mover: Piece,
+        from: usize,
+        to: usize,
+    ) -> Option<Option<Piece>> {
         let SetIndex::U64(sets) = &mut self.sets else {
             return None;
         };
-        let mover = self.squares[from].filter(|_| from != to)?;
+        if from == to {
+            return None;
+        }
         let captured = self.squares[to].replace(mover);
         self.squares[from] = None;
         let bits = 1u64 << from | 1u64 << to;
@@ -303,7 +311,7 @@ impl Board {
             sets.color[c.color as usize] ^= 1 << to;
             sets.role[c.role as usize] ^= 1 << to;
         }
-        Some((mover, captured))
+        Some(captured)
     }
 
     /// Takes back [`Board::carry_small`]`(from, to)`, which carried `mover`

@@ -34,21 +34,85 @@ pub enum MoveKind {
     Castle { rook_from: Square, rook_to: Square },
 }
 
+/// A move of the position it was generated in: it also carries the piece
+/// that moves ([`Move::piece`]), so that [`super::Position::play`] reads no
+/// board cell to know what to lift (reading it from the mailbox cell that
+/// the previous sibling's undo had just written was a tenth of an
+/// every-leaf perft's samples), and, on boards of at most 64 squares, the
+/// row-major indices of its squares, which the generator knows and play
+/// would otherwise work out with two multiplications. Only the engine
+/// builds moves. (Carrying the captured piece too was measured and
+/// dropped: looking it up for every move generated cost more than play's
+/// one read of the target cell.)
+///
 /// `repr(C)` puts `from` and `to` in the first eight bytes. A move is
 /// passed to [`super::Position::play`] in memory, copied there by the
-/// caller with a 16-byte and a 2-byte store; in the compiler's own layout
-/// `from` and `to` came last, and play's one 8-byte load of them straddled
-/// the two stores, which the CPU cannot forward: a stall on every move
-/// played (a quarter of `play`'s samples under `perf`).
+/// caller with a 16-byte and a narrower store; in the compiler's own
+/// layout `from` and `to` came last, and play's one 8-byte load of them
+/// straddled the two stores, which the CPU cannot forward: a stall on every
+/// move played (a quarter of `play`'s samples under `perf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C)]
 pub struct Move {
     pub from: Square,
     pub to: Square,
     pub kind: MoveKind,
+    /// What stands on `from` (the pawn, for a promotion; the king, for
+    /// castling).
+    piece: Piece,
+    /// The row-major indices of `from` (low byte) and `to` (high byte) on
+    /// a board of at most 64 squares, so that play's short path (which
+    /// only such boards take) does not work them out from the rows and
+    /// columns (two multiplications and the board's width on every move
+    /// played); 0 on larger boards, whose moves go the general way.
+    indices: u32,
 }
 
 impl Move {
+    /// The move of `piece` from `from` to `to` on a board of `dims`.
+    pub(super) fn new(dims: Dims, piece: Piece, from: Square, to: Square, kind: MoveKind) -> Move {
+        // Larger boards do not use the indices: no multiplications there.
+        let (i, j) = match dims.len() <= 64 {
+            true => (dims.index(from), dims.index(to)),
+            false => (0, 0),
+        };
+        Move::at(piece, (from, i), (to, j), kind)
+    }
+
+    /// [`Move::new`] from squares whose row-major indices the caller knows
+    /// (`i`, `j`: 0 on a board of over 64 squares).
+    #[inline(always)]
+    pub(super) fn at(
+        piece: Piece,
+        (from, i): (Square, usize),
+        (to, j): (Square, usize),
+        kind: MoveKind,
+    ) -> Move {
+        debug_assert!(i < 64 && j < 64);
+        let indices = (i | j << 8) as u32;
+        Move {
+            from,
+            to,
+            kind,
+            piece,
+            indices,
+        }
+    }
+
+    /// The row-major indices of from and to, on a board of at most 64
+    /// squares (0 and 0 on larger ones).
+    #[inline(always)]
+    pub(super) fn indices(self) -> (usize, usize) {
+        let i = self.indices as usize;
+        (i & 0xff, i >> 8)
+    }
+
+    /// The piece that moves (the pawn, for a promotion; the king, for
+    /// castling), as it stood on `from` when the move was generated.
+    pub fn piece(self) -> Piece {
+        self.piece
+    }
+
     pub fn promotion(self) -> Option<Role> {
         match self.kind {
             MoveKind::Promotion(role) => Some(role),
@@ -307,11 +371,7 @@ fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &m
         while let Some(to) = dims.offset(at, dr, dc) {
             let target = board.get(to);
             if target.is_none_or(|p| p.color != piece.color) {
-                out.push(Move {
-                    from,
-                    to,
-                    kind: MoveKind::Normal,
-                });
+                out.push(Move::new(dims, piece, from, to, MoveKind::Normal));
             }
             if !slides || target.is_some() {
                 break;
@@ -331,19 +391,17 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
         Color::Black => dims.rows() - 1,
         Color::White => 0,
     };
+    let pawn = Piece::new(color, Role::Pawn);
     let push = |out: &mut Vec<Move>, to: Square| {
         if to.row() == last_row && !rules.promotion.is_empty() {
-            out.extend(rules.promotion.iter().map(|role| Move {
-                from,
-                to,
-                kind: MoveKind::Promotion(role),
-            }));
+            out.extend(
+                rules
+                    .promotion
+                    .iter()
+                    .map(|role| Move::new(dims, pawn, from, to, MoveKind::Promotion(role))),
+            );
         } else {
-            out.push(Move {
-                from,
-                to,
-                kind: MoveKind::Normal,
-            });
+            out.push(Move::new(dims, pawn, from, to, MoveKind::Normal));
         }
     };
     if let Some(one) = dims
@@ -358,11 +416,7 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
             .filter(|s| s.row() != last_row || rules.promotion.is_empty());
         if let Some(two) = two.filter(|_| rules.pawn_double_step && on_start_row(dims, color, from))
         {
-            out.push(Move {
-                from,
-                to: two,
-                kind: MoveKind::DoubleStep,
-            });
+            out.push(Move::new(dims, pawn, from, two, MoveKind::DoubleStep));
         }
     }
     for dc in [-1, 1] {
@@ -376,11 +430,13 @@ fn pawn_moves(board: &Board, ctx: Context, from: Square, color: Color, out: &mut
                 // The pawn that crossed `to` stands one row further on.
                 let captured = board.dims().at(from.row(), to.col());
                 if board.get(captured) == Some(Piece::new(color.opponent(), Role::Pawn)) {
-                    out.push(Move {
+                    out.push(Move::new(
+                        dims,
+                        pawn,
                         from,
                         to,
-                        kind: MoveKind::EnPassant { captured },
-                    });
+                        MoveKind::EnPassant { captured },
+                    ));
                 }
             }
             None => {}
@@ -463,14 +519,17 @@ fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: 
             .filter(|&c| c != king_to || c == king.col())
             .all(|c| !attacked_ignoring(board, at(c), color.opponent(), Some(king)));
         if path_clear && safe_passage {
-            out.push(Move {
-                from: king,
-                to: at(king_to),
-                kind: MoveKind::Castle {
-                    rook_from: rook,
-                    rook_to: at(rook_to),
-                },
-            });
+            let kind = MoveKind::Castle {
+                rook_from: rook,
+                rook_to: at(rook_to),
+            };
+            out.push(Move::new(
+                dims,
+                Piece::new(color, Role::King),
+                king,
+                at(king_to),
+                kind,
+            ));
         }
     }
 }

@@ -168,6 +168,7 @@ impl Written<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{Color, Piece};
     use crate::engine::MoveKind;
 
     fn dims() -> Dims {
@@ -229,11 +230,9 @@ mod tests {
 
     #[test]
     fn formats_read_back() {
-        let m = Move {
-            from: dims().at(6, 4),
-            to: dims().at(4, 4),
-            kind: MoveKind::DoubleStep,
-        };
+        let pawn = Piece::new(Color::White, Role::Pawn);
+        let (from, to) = (dims().at(6, 4), dims().at(4, 4));
+        let m = Move::new(dims(), pawn, from, to, MoveKind::DoubleStep);
         for notation in [Notation::Uci, Notation::Jhu, Notation::Cuhk] {
             let text = format_move(notation, dims(), m);
             let args: Vec<&str> = text.split(' ').collect();
