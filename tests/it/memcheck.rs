@@ -739,28 +739,30 @@ fn a_checked_upload_still_cannot_read_the_answers_or_touch_the_grader() {
     assert!(answer.is_file());
     for attack in ["READ_ANSWERS", "KILL_GRADER"] {
         let upload = hostile_upload(attack, &answer);
-        for tool in ["asan", "valgrind"] {
-            let memcheck = format!("--memcheck={tool}");
-            // The attack runs in a static initialiser: the grader's
-            // /proc/<pid> (its command line names the answers), init's and
-            // the answer file itself stay closed; an attack that gets
-            // anywhere aborts the program.
-            let (code, v, text) = graded(&[
-                "--submission",
-                upload.path().to_str().unwrap(),
-                configs.to_str().unwrap(),
-                "--root",
-                configs.to_str().unwrap(),
-                "--snapshots",
-                expected.to_str().unwrap(),
-                memcheck.as_str(),
-                "--filter",
-                "part2_8x8_1.txt",
-            ]);
-            assert_eq!(code, 0, "{attack} under {tool}: {text}");
-            assert_eq!(scenario(&v, "part2_8x8_1.txt")["status"], "pass");
-            assert!(!text.contains("ATTACK SUCCEEDED"), "{text}");
-        }
+        // Under valgrind; AddressSanitizer's checked processes face these
+        // attacks and more in a class (isolation.rs,
+        // hostile_lab3_uploads_checked_by_memcheck_...).
+        let tool = "valgrind";
+        let memcheck = format!("--memcheck={tool}");
+        // The attack runs in a static initialiser: the grader's
+        // /proc/<pid> (its command line names the answers), init's and
+        // the answer file itself stay closed; an attack that gets
+        // anywhere aborts the program.
+        let (code, v, text) = graded(&[
+            "--submission",
+            upload.path().to_str().unwrap(),
+            configs.to_str().unwrap(),
+            "--root",
+            configs.to_str().unwrap(),
+            "--snapshots",
+            expected.to_str().unwrap(),
+            memcheck.as_str(),
+            "--filter",
+            "part2_8x8_1.txt",
+        ]);
+        assert_eq!(code, 0, "{attack} under {tool}: {text}");
+        assert_eq!(scenario(&v, "part2_8x8_1.txt")["status"], "pass");
+        assert!(!text.contains("ATTACK SUCCEEDED"), "{text}");
     }
 }
 
