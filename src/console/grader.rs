@@ -303,6 +303,13 @@ impl ConsoleGrader {
             let result = match result {
                 Ok(build) => {
                     let command = build.command.clone();
+                    // What the build said (the overlay's replacements),
+                    // once however many builds said it.
+                    for note in &build.notes {
+                        if !notes.contains(note) {
+                            notes.push(note.clone());
+                        }
+                    }
                     builds.push(build);
                     Ok(command)
                 }

@@ -131,8 +131,11 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
     let src = tmp.path().join("src");
     copy_tree(dir, &src)?;
     let root = find_root(&src).unwrap_or_else(|| src.clone());
-    // What the overlay replaced, said with a compile error.
+    // What the overlay replaced: said with a compile error (the likely
+    // cause), and as a note of a build that succeeded (the upload was
+    // graded with the staff's versions, not the student's).
     let mut overlay_note = None;
+    let mut overlaid_note = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {
             return Err(BuildError::Io(format!(
@@ -143,6 +146,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         let mut replaced = replaced_files(overlay, &root);
         replaced.retain(|f| !how.files.iter().any(|(name, _)| name == f));
         overlay_note = replaced_note(overlay, &replaced);
+        overlaid_note = built_over_note(overlay, &replaced);
         copy_tree(overlay, &root)?;
     }
     let compile_error = |msg: String| match &overlay_note {
@@ -212,7 +216,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
             program: program.clone(),
             args: Vec::new(),
         },
-        notes: Vec::new(),
+        notes: overlaid_note.iter().cloned().collect(),
         sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     };
@@ -371,6 +375,24 @@ fn replaced_note(overlay: &Path, replaced: &[String]) -> Option<String> {
         "the overlay (--overlay {}, the course's term-specific starter) replaced {} {files} \
          that {differ} from the upload's: {}. If the upload was written against another \
          term's starter, grade it without --overlay or with that term's starter.",
+        overlay.display(),
+        replaced.len(),
+        replaced.join(", ")
+    ))
+}
+
+/// The note of a build that succeeded after the overlay replaced
+/// `replaced` (files that differed from the upload's), `None` when it
+/// replaced none: the student's versions of those files were not graded.
+fn built_over_note(overlay: &Path, replaced: &[String]) -> Option<String> {
+    let (files, differ) = match replaced.len() {
+        0 => return None,
+        1 => ("file", "differs"),
+        _ => ("files", "differ"),
+    };
+    Some(format!(
+        "overlay: --overlay {} replaced {} {files} that {differ} from the upload's: {}; \
+         the program was built and graded with the overlay's",
         overlay.display(),
         replaced.len(),
         replaced.join(", ")

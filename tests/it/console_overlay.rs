@@ -4,6 +4,8 @@
 //! term-specific starter. On the fixture written against another term's
 //! starter (`tests/fixtures/console/jhu-other-term-piece-h`: its own
 //! `Piece.h` declares `point_value()`, which its pieces mark `override`).
+//! And when such a build succeeds, a note names the upload's files that
+//! were not the ones graded.
 
 use crate::helpers::{chessgrade, console_fixture, copy_dir, jhu_overlay, stdout};
 use serde_json::Value;
@@ -98,4 +100,53 @@ fn the_same_upload_builds_on_its_own_terms_starter_and_nothing_is_said_otherwise
     let json = std::fs::read_to_string(report.path()).unwrap();
     assert!(json.contains("compile_error"), "{json}");
     assert!(!json.contains("the overlay"), "{json}");
+}
+
+/// An upload whose copy of a starter file differs but still builds on
+/// the overlay's: it is graded as built, and the report says which of its
+/// files were not the ones graded (the same from the build cache).
+#[test]
+fn an_overlay_that_replaced_a_differing_file_is_named_when_the_build_succeeds() {
+    let overlay = jhu_overlay(None);
+    let upload = tempfile::tempdir().unwrap();
+    copy_dir(&console_fixture("jhu-correct"), upload.path());
+    // The student's copy of the starter's Terminal.h, with a line added.
+    let terminal = upload.path().join("Terminal.h");
+    let mut text = std::fs::read_to_string(overlay.path().join("Terminal.h")).unwrap();
+    text.push_str("\n// the student's own comment\n");
+    std::fs::write(&terminal, text).unwrap();
+    let note = format!(
+        "overlay: --overlay {} replaced 1 file that differs from the upload's: Terminal.h; \
+         the program was built and graded with the overlay's",
+        overlay.path().display()
+    );
+    for run in ["first", "from the build cache"] {
+        let report = tempfile::NamedTempFile::new().unwrap();
+        let out = chessgrade(&[
+            "grade",
+            "--color",
+            "never",
+            "--submission",
+            upload.path().to_str().unwrap(),
+            "--overlay",
+            overlay.path().to_str().unwrap(),
+            "scenarios/jhu/console",
+            "--format",
+            "json",
+            "--output",
+            report.path().to_str().unwrap(),
+        ]);
+        let human = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{run}: {human}");
+        assert!(human.contains(&format!("note: {note}")), "{run}: {human}");
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(report.path()).unwrap()).unwrap();
+        let notes: Vec<&str> = json["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert!(notes.contains(&note.as_str()), "{run}: {notes:?}");
+    }
 }
