@@ -419,7 +419,8 @@ fn memcheck_cost(configs_dir: &Path, expected: &Path, fixture: &Path) {
         options.memcheck = tool.map(memcheck);
         let grader = ConsoleGrader::new(&jhu, &snapshots, options).expect("the JHU setup");
         let built = grader
-            .build(&root().join("tests/fixtures/console/jhu-correct"))
+            .build_traced(&root().join("tests/fixtures/console/jhu-correct"))
+            .0
             .expect("jhu-correct builds");
         let rounds = if tool == Some(Tool::Valgrind) { 1 } else { 3 };
         best_of(rounds, || {

@@ -7,7 +7,7 @@
 //! reference no longer matches, is a [`SetupError`] before anything runs),
 //! the scenarios pick the one dialect of the run, the overlay is checked to
 //! be a folder, and the preloaded shim is compiled. After that, the grader
-//! only builds uploads ([`ConsoleGrader::build`], whose failures are the
+//! only builds uploads ([`ConsoleGrader::build_traced`], whose failures are the
 //! student's: once as it is, and once per Mystery piece the scenarios
 //! define, as JHU's graders build it) and grades scenarios on programs
 //! ([`ConsoleGrader::grade`], which runs each scenario on its build);
@@ -239,12 +239,9 @@ impl ConsoleGrader {
     /// only some fails those scenarios (each a compile error, graded by
     /// [`ConsoleGrader::grade`]); a tool that cannot start is the staff's
     /// ([`BuildError::Io`]).
-    pub fn build(&self, upload: &Path) -> Result<BuiltUpload, BuildError> {
-        self.build_traced(upload).0
-    }
-
-    /// [`ConsoleGrader::build`], and whether every one of its builds came
-    /// from the build cache ([`Origin::Cache`]) or not.
+    ///
+    /// With the result, whether every one of its builds came from the
+    /// build cache ([`Origin::Cache`]) or not.
     pub fn build_traced(&self, upload: &Path) -> (Result<BuiltUpload, BuildError>, Origin) {
         let mut all_cached = true;
         let result = self.build_noting(upload, &mut all_cached);

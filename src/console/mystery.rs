@@ -11,7 +11,7 @@
 //! a program built with that scenario's piece, so console grading writes
 //! this header over the upload (after the staff overlay) and builds it once
 //! per distinct shape, shared by every scenario with that shape
-//! ([`super::ConsoleGrader::build`]).
+//! ([`super::ConsoleGrader::build_traced`]).
 //!
 //! The header is a pure function of the shape: the same shape (whatever
 //! order its offsets were listed in) gives the same text, which is what
