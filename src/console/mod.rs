@@ -3,7 +3,7 @@
 //! course judges it.
 //!
 //! A scenario is first turned into a [`Plan`] by its course's dialect
-//! ([`jhu`], [`cuhk`]), on the reference engine: the line of input each step
+//! (`jhu`, `cuhk`), on the reference engine: the line of input each step
 //! becomes, and the exact lines the course's program prints for it. The
 //! dialects' texts are data ([`Texts`], `texts.json`, whose keys staff can
 //! override with `--console-texts FILE`). A scenario that a dialect cannot
@@ -19,7 +19,7 @@
 //! so a mismatch names the command that caused it ([`judge`]). CUHK's
 //! machine players (modes 2 and 3) print moves no reference can predict:
 //! those games are walked on the reference and judged by property
-//! ([`machine`]).
+//! (`machine`).
 //!
 //! A run's setup (checking every scenario first, the one dialect, the
 //! shim, building uploads) is [`ConsoleGrader`], shared by every way of
@@ -137,7 +137,7 @@ pub struct Plan {
     /// The exit status the course's program ends with.
     pub exit_status: i32,
     /// CUHK modes 2 and 3: the transcript is judged by property on the
-    /// reference ([`machine`]), not against `exchanges`' expected lines
+    /// reference (`machine`), not against `exchanges`' expected lines
     /// (which then only carry the input).
     pub machine: Option<MachineGame>,
     /// How the program prints its board when the board is judged (CUHK):

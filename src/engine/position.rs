@@ -50,7 +50,7 @@ pub fn home_row(color: Color, dims: Dims) -> u16 {
 /// Which castlings are still allowed, by the column of the rook each one
 /// uses on its side's home row (see [`super::Castling::Rights`]).
 ///
-/// Each right is a column, or [`CastlingRights::NO_ROOK`] for none (not an
+/// Each right is a column, or `CastlingRights::NO_ROOK` for none (not an
 /// `Option<u16>`): every move played with rights held asks whether it
 /// leaves or lands on a right's rook square, and a plain compare of `u16`s
 /// is what that costs then.

@@ -143,7 +143,7 @@ impl RoleSet {
 }
 
 /// How the users of a rule set's program type a move; scenarios write a
-/// `move` step's argument the same way (see [`super::notation`]).
+/// `move` step's argument the same way (see `engine::notation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notation {
     /// UCI: `e2e4`, `e7e8q` (files from `a`, ranks from the bottom row).

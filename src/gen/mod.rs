@@ -6,7 +6,7 @@
 //! position, a random legal placement, or a motif that catches bugs), steps
 //! ([`play`]: legal moves biased toward captures, checks, promotions,
 //! castling, en passant and game ends, and attempts at every refusal reason
-//! of the rule set), then text ([`render`]). The text is parsed back and
+//! of the rule set), then text ([`render()`]). The text is parsed back and
 //! replayed by the runner on the engine, exactly as `chessgrade run` will,
 //! so the snapshot is the run's own answer and a file that would not parse
 //! is a generator bug caught here, not in a student's report.

@@ -233,7 +233,7 @@ fn probe_landlock() -> Option<i32> {
 #[derive(Clone, Debug, Default)]
 pub struct Grants {
     read: Vec<PathBuf>,
-    /// Read its own `/proc/<pid>` (see [`Confinement::enter`]): what
+    /// Read its own `/proc/<pid>` (see `Confinement::enter`): what
     /// sanitizers and valgrind need; `/proc` stays closed otherwise.
     pub own_proc: bool,
 }

@@ -20,7 +20,7 @@
 //!   grader, never to init, so it stays visible and reapable;
 //! - every sandboxed process carries a per-sandbox marker in its
 //!   environment (`CHESSGRADE_SANDBOX=<token>`), inherited by everything it
-//!   starts; [`sweep`](self::sweep) finds a sandbox's processes by process
+//!   starts; `sweep` finds a sandbox's processes by process
 //!   group, marker (on orphans) and ancestry, SIGKILLs them until none is
 //!   left (a fork bomb included) and reaps the ones the grader adopted;
 //! - each sandbox has one *reaper thread* that owns the leader's `Child`
@@ -228,7 +228,7 @@ pub enum OutputClosed {
 /// Starts `cmd` in `workdir` under `limits`: a process group of its own,
 /// a cleared environment (PATH, HOME and TMPDIR = workdir, LANG=C, the
 /// sandbox marker, plus `env`), rlimits, and the confinement of
-/// [`jail`](self::jail) (its own folders, no network, no signal out).
+/// `jail` (its own folders, no network, no signal out).
 pub fn spawn(
     cmd: &EngineCommand,
     limits: &Limits,

@@ -120,7 +120,7 @@ pub fn parse(text: &str) -> Result<Scenario, Diagnostic> {
     }
 }
 
-/// A word as it may be echoed in a message: at most [`SHOWN_CHARS`]
+/// A word as it may be echoed in a message: at most `SHOWN_CHARS`
 /// characters, control characters escaped, and the length of anything cut.
 pub fn shown(tok: &str) -> String {
     const SHOWN_CHARS: usize = 32;

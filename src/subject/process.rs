@@ -844,7 +844,7 @@ impl Subject for ProcessSubject {
     }
 
     /// The whole scenario in one write: the setup, `BOARD`, and (when
-    /// every step is one request, see [`Self::queue_steps`]) the steps; then
+    /// every step is one request, see `Self::queue_steps`) the steps; then
     /// the answers in order. One round trip for the scenario.
     fn run_scenario(
         &mut self,
@@ -878,7 +878,7 @@ impl Subject for ProcessSubject {
     }
 
     /// Ends the scenario. A fork server's child is told `END` (if it was
-    /// not with the last step) and its `ENDED` is read later ([`Self::settle`]);
+    /// not with the last step) and its `ENDED` is read later (`Self::settle`);
     /// any other engine is told `QUIT` and given until its end of output
     /// (at most a moment) to exit before its group is ended. No fixed
     /// sleep: each wait ends on an event.
