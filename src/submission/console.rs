@@ -131,11 +131,10 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
     let src = tmp.path().join("src");
     copy_tree(dir, &src)?;
     let root = find_root(&src).unwrap_or_else(|| src.clone());
-    // What the overlay replaced: said with a compile error (the likely
-    // cause), and as a note of a build that succeeded (the upload was
-    // graded with the staff's versions, not the student's).
-    let mut overlay_note = None;
-    let mut overlaid_note = None;
+    // What the overlay replaced (files that differed from the upload's):
+    // said with a compile error (the likely cause), and as a note of a
+    // build that succeeded (graded with the staff's versions of them).
+    let mut replaced = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {
             return Err(BuildError::Io(format!(
@@ -143,14 +142,13 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
                 overlay.display()
             )));
         }
-        let mut replaced = replaced_files(overlay, &root);
-        replaced.retain(|f| !how.files.iter().any(|(name, _)| name == f));
-        overlay_note = replaced_note(overlay, &replaced);
-        overlaid_note = built_over_note(overlay, &replaced);
+        let mut files = replaced_files(overlay, &root);
+        files.retain(|f| !how.files.iter().any(|(name, _)| name == f));
+        replaced = Replaced::of(overlay, &files);
         copy_tree(overlay, &root)?;
     }
-    let compile_error = |msg: String| match &overlay_note {
-        Some(note) => BuildError::Compile(format!("{}\n\n{note}", msg.trim_end())),
+    let compile_error = |msg: String| match &replaced {
+        Some(r) => BuildError::Compile(format!("{}\n\n{}", msg.trim_end(), r.failed_note())),
         None => BuildError::Compile(msg),
     };
     for (name, text) in how.files {
@@ -216,7 +214,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
             program: program.clone(),
             args: Vec::new(),
         },
-        notes: overlaid_note.iter().cloned().collect(),
+        notes: replaced.iter().map(Replaced::built_note).collect(),
         sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     };
@@ -306,14 +304,16 @@ fn write_compiler_wrappers(bin: &Path, flags: &[String]) -> std::io::Result<()> 
             continue;
         };
         // The upload's folder (this script's folder's parent, as the build
-        // calls it through PATH) is written `memcheck::UPLOAD_IN_DEBUG_INFO` in the debug information
-        // (`memcheck::source_root_flag`), found at run time so that the
+        // calls it through PATH), found by the shell at run time, is
+        // written as the one folder of `memcheck::source_root_flag`: the
         // script's bytes, which are in the cache key, name no folder.
+        let root = format!("${{0%/{WRAPPER_DIR}/*}}");
+        let root_flag = crate::memcheck::source_root_flag(Path::new(&root));
         let script = format!(
-            "#!/bin/sh\n# chessgrade --memcheck: the course's compiler with the checker's flags\nexec {} \"$@\" {} \"-fdebug-prefix-map=${{0%/{WRAPPER_DIR}/*}}={}\"\n",
+            "#!/bin/sh\n# chessgrade --memcheck: the course's compiler with the checker's flags\nexec {} \"$@\" {} \"{}\"\n",
             quote(&real.to_string_lossy()),
             flags.join(" "),
-            crate::memcheck::UPLOAD_IN_DEBUG_INFO,
+            root_flag.to_string_lossy(),
         );
         let path = bin.join(name);
         std::fs::write(&path, script)?;
@@ -362,41 +362,52 @@ fn replaced_files(overlay: &Path, root: &Path) -> Vec<String> {
     replaced
 }
 
-/// What a failed build's message adds when the overlay replaced files that
-/// differed from the upload's: which, and that the overlay is one term's
-/// starter.
-fn replaced_note(overlay: &Path, replaced: &[String]) -> Option<String> {
-    let (files, differ) = match replaced.len() {
-        0 => return None,
-        1 => ("file", "differs"),
-        _ => ("files", "differ"),
-    };
-    Some(format!(
-        "the overlay (--overlay {}, the course's term-specific starter) replaced {} {files} \
-         that {differ} from the upload's: {}. If the upload was written against another \
-         term's starter, grade it without --overlay or with that term's starter.",
-        overlay.display(),
-        replaced.len(),
-        replaced.join(", ")
-    ))
+/// The files an overlay replaced that differed from the upload's, as the
+/// build's notes say them.
+struct Replaced {
+    /// `--overlay DIR`.
+    overlay: String,
+    /// `replaced 1 file that differs from the upload's: Piece.h`.
+    what: String,
 }
 
-/// The note of a build that succeeded after the overlay replaced
-/// `replaced` (files that differed from the upload's), `None` when it
-/// replaced none: the student's versions of those files were not graded.
-fn built_over_note(overlay: &Path, replaced: &[String]) -> Option<String> {
-    let (files, differ) = match replaced.len() {
-        0 => return None,
-        1 => ("file", "differs"),
-        _ => ("files", "differ"),
-    };
-    Some(format!(
-        "overlay: --overlay {} replaced {} {files} that {differ} from the upload's: {}; \
-         the program was built and graded with the overlay's",
-        overlay.display(),
-        replaced.len(),
-        replaced.join(", ")
-    ))
+impl Replaced {
+    /// `None` when the overlay replaced no file that differed.
+    fn of(overlay: &Path, files: &[String]) -> Option<Replaced> {
+        let (noun, differ) = match files.len() {
+            0 => return None,
+            1 => ("file", "differs"),
+            _ => ("files", "differ"),
+        };
+        Some(Replaced {
+            overlay: format!("--overlay {}", overlay.display()),
+            what: format!(
+                "replaced {} {noun} that {differ} from the upload's: {}",
+                files.len(),
+                files.join(", ")
+            ),
+        })
+    }
+
+    /// What a failed build's message adds: which files, and that the
+    /// overlay is one term's starter.
+    fn failed_note(&self) -> String {
+        format!(
+            "the overlay ({}, the course's term-specific starter) {}. If the upload was \
+             written against another term's starter, grade it without --overlay or with \
+             that term's starter.",
+            self.overlay, self.what
+        )
+    }
+
+    /// The note of a build that succeeded: the student's versions of those
+    /// files were not the ones graded.
+    fn built_note(&self) -> String {
+        format!(
+            "overlay: {} {}; the program was built and graded with the overlay's",
+            self.overlay, self.what
+        )
+    }
 }
 
 /// Which build the upload's files call for.
@@ -464,7 +475,8 @@ mod tests {
         }
         let replaced = replaced_files(overlay.path(), upload.path());
         assert_eq!(replaced, ["Bishop.h", "Piece.h"]);
-        let note = replaced_note(Path::new("staff/jhu"), &replaced).unwrap();
+        let replaced = Replaced::of(Path::new("staff/jhu"), &replaced).unwrap();
+        let note = replaced.failed_note();
         assert_eq!(
             note,
             "the overlay (--overlay staff/jhu, the course's term-specific starter) replaced 2 \
@@ -472,12 +484,21 @@ mod tests {
              against another term's starter, grade it without --overlay or with that term's \
              starter."
         );
+        assert_eq!(
+            replaced.built_note(),
+            "overlay: --overlay staff/jhu replaced 2 files that differ from the upload's: \
+             Bishop.h, Piece.h; the program was built and graded with the overlay's"
+        );
         assert!(
-            replaced_note(Path::new("o"), &["Piece.h".to_string()])
+            Replaced::of(Path::new("o"), &["Piece.h".to_string()])
                 .unwrap()
+                .failed_note()
                 .contains("replaced 1 file that differs from the upload's: Piece.h.")
         );
-        assert_eq!(replaced_note(Path::new("o"), &[]), None);
+        assert_eq!(
+            Replaced::of(Path::new("o"), &[]).map(|r| r.failed_note()),
+            None
+        );
     }
 
     #[test]

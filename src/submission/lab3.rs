@@ -242,8 +242,9 @@ impl Unit {
         if self.student_includes {
             args.push("-I".into());
             args.push(include_dir.as_os_str().to_owned());
-            // A checked build's frames name the upload's files relative to
-            // it, so its program may be cached (`memcheck::source_root_flag`).
+            // A checked build's debug information names the upload by one
+            // folder wherever it was built, so its program may be cached
+            // (`memcheck::source_root_flag`).
             if options.memcheck.is_some() {
                 args.push(crate::memcheck::source_root_flag(include_dir));
             }
