@@ -11,11 +11,10 @@
 //! Anything else (shadow byte maps, hints) is skipped, and a report cut
 //! short (the process killed mid-report) yields what it holds.
 
-use super::{Access, ErrorKind, Findings, Leak, Leaks, MemoryError, Sources, Tool};
-
-/// One stack frame as printed: (function, file, line); file empty when the
-/// frame has only a module (`(libc.so.6+0x2724a)`).
-type RawFrame = (String, String, u32);
+use super::{
+    Access, ErrorKind, Findings, Leak, Leaks, MemoryError, RawFrame, Sources, Tool, first_student,
+    freeing,
+};
 
 /// Which stack a frame line belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -282,25 +281,6 @@ fn frame_line(line: &str) -> Option<RawFrame> {
         _ => (location.to_string(), 0),
     };
     Some((function.to_string(), file, line_no))
-}
-
-fn first_student(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
-    sources.first_student_frame(
-        frames
-            .iter()
-            .filter(|(_, _, line)| *line > 0)
-            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
-    )
-}
-
-/// Where the student freed the block (see [`Sources::freeing_frame`]).
-fn freeing(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
-    sources.freeing_frame(
-        frames
-            .iter()
-            .filter(|(_, _, line)| *line > 0)
-            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
-    )
 }
 
 fn to_error(r: Report, sources: &Sources) -> MemoryError {

@@ -487,6 +487,29 @@ pub struct Checked {
     pub errors: ErrorPolicy,
 }
 
+/// One stack frame as a tool printed it: (function, file, line). The file
+/// is AddressSanitizer's path (empty when the frame has only a module,
+/// `(libc.so.6+0x2724a)`) or valgrind's dir/file; the line 0 when unknown.
+pub(crate) type RawFrame = (String, String, u32);
+
+/// The frames of `frames` that have a line, as [`Sources`] reads them.
+fn with_lines(frames: &[RawFrame]) -> impl Iterator<Item = (&str, &str, u32)> + Clone {
+    frames
+        .iter()
+        .filter(|(_, _, line)| *line > 0)
+        .map(|(f, file, line)| (f.as_str(), file.as_str(), *line))
+}
+
+/// The first frame of `frames` in the student's files (both tools).
+pub(crate) fn first_student(sources: &Sources, frames: &[RawFrame]) -> Option<Frame> {
+    sources.first_student_frame(with_lines(frames))
+}
+
+/// Where the student freed the block (see [`Sources::freeing_frame`]).
+pub(crate) fn freeing(sources: &Sources, frames: &[RawFrame]) -> Option<Frame> {
+    sources.freeing_frame(with_lines(frames))
+}
+
 /// Which frames are the student's: the upload's folder as each build saw
 /// it (its copy in the build folder; a console upload built once per
 /// graders' Mystery.h has one copy per build), when known.

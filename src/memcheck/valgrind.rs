@@ -10,11 +10,11 @@
 //! double free from an invalid free. A file cut short (valgrind killed at
 //! the time limit) yields the errors it holds.
 
-use super::{Access, ErrorKind, Findings, Leak, Leaks, MemoryError, Sources, Tool};
+use super::{
+    Access, ErrorKind, Findings, Leak, Leaks, MemoryError, RawFrame, Sources, Tool, first_student,
+    freeing,
+};
 use quick_xml::events::Event;
-
-/// A frame as valgrind gives it: (function, dir/file, line).
-type RawFrame = (String, String, u32);
 
 /// One `<error>` while it is read.
 #[derive(Default)]
@@ -207,25 +207,6 @@ fn first_aux(items: &[Item]) -> &str {
             Item::Stack(_) => None,
         })
         .unwrap_or("")
-}
-
-fn first_student(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
-    sources.first_student_frame(
-        frames
-            .iter()
-            .filter(|(_, _, line)| *line > 0)
-            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
-    )
-}
-
-/// Where the student freed the block (see [`Sources::freeing_frame`]).
-fn freeing(sources: &Sources, frames: &[RawFrame]) -> Option<super::Frame> {
-    sources.freeing_frame(
-        frames
-            .iter()
-            .filter(|(_, _, line)| *line > 0)
-            .map(|(f, file, line)| (f.as_str(), file.as_str(), *line)),
-    )
 }
 
 fn to_error(raw: &RawError, sources: &Sources) -> MemoryError {
