@@ -254,16 +254,18 @@ pub(crate) fn write_entry(path: &Path, kind: Kind, payload: &[u8]) -> std::io::R
     Ok(())
 }
 
-/// Makes `dir` (and its parents) if missing, the last one mode 0700. A
-/// folder that exists keeps its mode: a shared cache is the staff's to set
-/// up.
+/// Makes `dir` if missing, mode 0700, and its missing parents with the
+/// ordinary mode (the umask's): a parent may be a folder that sandboxes
+/// must pass through, such as the one holding the built programs, and a
+/// 0700 there would lock them out. A folder that exists keeps its mode: a
+/// shared cache is the staff's to set up.
 fn make_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     if dir.is_dir() {
         return Ok(());
     }
     if let Some(parent) = dir.parent() {
-        make_private_dir(parent)?;
+        std::fs::create_dir_all(parent)?;
     }
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
@@ -516,6 +518,22 @@ pub(crate) fn tool_identity(program: &str, workdir: &Path) -> Result<String, Too
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_cache_folder_itself_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("a/b/cache");
+        make_private_dir(&cache).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&cache), 0o700);
+        // The parents it made have the mode of any folder made with the
+        // umask (0755 under the usual 0022), not 0700.
+        let plain = dir.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        assert_eq!(mode(&dir.path().join("a")), mode(&plain));
+        assert_eq!(mode(&dir.path().join("a/b")), mode(&plain));
+    }
 
     #[test]
     fn an_entry_reads_back_and_any_damage_is_a_miss() {
