@@ -11,8 +11,10 @@
 //!
 //! The class: `CACHE_BENCH_MEMBERS` uploads (default 35) dealt in turn
 //! from the Lab 3 fixtures (the correct upload, the mutants, one that does
-//! not compile), each with one line of its own added to `ChessBoard.cc`
-//! (`// student N`) so that no two uploads share a key, graded on
+//! not compile), each with one line of its own added to `ChessBoard.hh`
+//! (an empty `namespace chessgrade_bench_student_N {}`, which every unit
+//! includes) so that no two uploads share a key nor a unit's object (the
+//! worst case for a first run), graded on
 //! `scenarios/lab3`. The regrade's report is checked equal to the first
 //! run's, times and the build notes aside.
 //!
@@ -119,10 +121,15 @@ fn main() {
         let from = FIXTURES[i % FIXTURES.len()];
         let to = dir.join("uploads").join(format!("s{:02}-{from}", i + 1));
         copy_dir(&fixtures.join(from), &to);
-        let cc = to.join("ChessBoard.cc");
-        let mut text = std::fs::read_to_string(&cc).unwrap();
-        text.push_str(&format!("// student {}\n", i + 1));
-        std::fs::write(&cc, text).unwrap();
+        // In the header every unit includes, and not as a comment (which
+        // preprocessing drops): no unit of one upload is another's either.
+        let hh = to.join("ChessBoard.hh");
+        let mut text = std::fs::read_to_string(&hh).unwrap();
+        text.push_str(&format!(
+            "namespace chessgrade_bench_student_{} {{}}\n",
+            i + 1
+        ));
+        std::fs::write(&hh, text).unwrap();
     }
     std::os::unix::fs::symlink(root().join("scenarios"), dir.join("scenarios")).unwrap();
     std::os::unix::fs::symlink(root().join("snapshots"), dir.join("snapshots")).unwrap();

@@ -103,6 +103,13 @@ impl BuildCache {
     pub(crate) fn builds_folder(&self) -> Option<PathBuf> {
         self.builds.then(|| self.folder().join("builds"))
     }
+
+    /// Where compiled translation units live, when builds are cached (a
+    /// Lab 3 build that misses as a whole still reuses the units it shares
+    /// with an earlier build: see `lab3::compile_unit`).
+    pub(crate) fn objects_folder(&self) -> Option<PathBuf> {
+        self.builds.then(|| self.folder().join("objects"))
+    }
 }
 
 /// Checks a `--build-cache` folder: made absolute, and refused beneath the
@@ -180,8 +187,12 @@ pub(crate) enum Kind {
     Program,
     /// The student's compile error: the message, as reported.
     CompileError,
-    /// A compiled object of the grader's own (the Lab 3 adapter's).
+    /// A compiled object: the Lab 3 adapter's, or one translation unit
+    /// of an upload.
     Object,
+    /// The files one compile of a Lab 3 unit read, each with its SHA-256
+    /// (`lab3::UnitObjects`).
+    Manifest,
 }
 
 impl Kind {
@@ -190,13 +201,19 @@ impl Kind {
             Kind::Program => "program",
             Kind::CompileError => "compile-error",
             Kind::Object => "object",
+            Kind::Manifest => "manifest",
         }
     }
 
     fn from_word(w: &str) -> Option<Kind> {
-        [Kind::Program, Kind::CompileError, Kind::Object]
-            .into_iter()
-            .find(|k| k.word() == w)
+        [
+            Kind::Program,
+            Kind::CompileError,
+            Kind::Object,
+            Kind::Manifest,
+        ]
+        .into_iter()
+        .find(|k| k.word() == w)
     }
 }
 
@@ -370,13 +387,18 @@ impl KeyBuilder {
 }
 
 impl Key {
+    /// All 64 hex digits.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
     /// The first 16 hex digits (for entries whose key the student does
     /// not choose, such as the adapter's object).
     pub(crate) fn short(&self) -> &str {
         &self.0[..16]
     }
 
-    fn entry(&self, folder: &Path) -> PathBuf {
+    pub(crate) fn entry(&self, folder: &Path) -> PathBuf {
         folder.join(format!("{}.entry", self.0))
     }
 }
@@ -402,7 +424,7 @@ pub(crate) fn fetch(folder: &Path, key: &Key, program: &Path) -> Option<Hit> {
         Kind::CompileError => Some(Hit::CompileError(
             String::from_utf8_lossy(&payload).into_owned(),
         )),
-        Kind::Object => None,
+        Kind::Object | Kind::Manifest => None,
     }
 }
 

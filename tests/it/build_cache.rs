@@ -5,7 +5,8 @@
 //! upload's overlay, rebuilds that upload only; a truncated or altered
 //! entry is built again and the grade does not change; `--no-build-cache`
 //! neither reads nor writes; two graders sharing one cache folder at once
-//! leave it whole. Each test has its own cache folder (`--build-cache`).
+//! leave it whole; a Lab 3 build that misses compiles only the units no
+//! earlier build had. Each test has its own cache folder (`--build-cache`).
 //! The confinement side (a submission cannot reach the cache) is in
 //! tests/it/isolation.rs.
 
@@ -499,4 +500,98 @@ fn a_changed_overlay_byte_rebuilds_a_console_upload() {
     assert!(!grade(), "a changed overlay");
     assert!(grade());
     assert_eq!(files(&cache.join("builds")).len(), 2);
+}
+
+/// The unit cache's entries (`cache/objects/`), each checked whole: the
+/// objects and the manifests, by kind.
+fn unit_entries(course: &Path) -> BTreeMap<String, Vec<PathBuf>> {
+    let mut kinds: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for p in files(&course.join("cache/objects")).into_keys() {
+        let kind =
+            cache_entry_kind(&p).unwrap_or_else(|| panic!("{} is not a valid entry", p.display()));
+        kinds.entry(kind).or_default().push(p);
+    }
+    kinds
+}
+
+/// A Lab 3 build that misses as a whole compiles only the units no earlier
+/// build had: a mutant of the correct upload (one `.cc` changed, a file no
+/// unit reads added) adds one object, and is graded as it is when compiled from
+/// nothing; a damaged entry is a miss, compiled again and replaced.
+#[test]
+fn a_build_that_misses_reuses_the_units_it_shares_with_earlier_builds() {
+    let course = course(&[("correct", "lab3-correct")]);
+    let dir = course.path();
+    let first = grade_class(dir, "scenarios/lab3/pawns", &[]);
+    assert_eq!(first.points(), [("correct", "9/9")], "{}", first.text);
+    // Six student units (main.cc defines main: left out) and the glue,
+    // each an object and the manifest of the files its compile read.
+    let units = unit_entries(dir);
+    let count = |u: &BTreeMap<String, Vec<PathBuf>>| -> Vec<(String, usize)> {
+        u.iter().map(|(k, v)| (k.clone(), v.len())).collect()
+    };
+    assert_eq!(
+        count(&units),
+        [("manifest".to_string(), 7), ("object".to_string(), 7)]
+    );
+
+    // The mutant differs from the correct upload in PawnPiece.cc and
+    // has a file no unit reads (what its bug should fail).
+    let mutant = submission("lab3-mutant-no-double-step");
+    let differs: Vec<String> = std::fs::read_dir(&mutant)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            std::fs::read(mutant.join(n)).ok()
+                != std::fs::read(submission("lab3-correct").join(n)).ok()
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(differs, ["EXPECT", "PawnPiece.cc"]);
+    copy_dir(&mutant, &dir.join("class/mutant"));
+    let second = grade_class(dir, "scenarios/lab3/pawns", &[]);
+    assert_eq!(
+        second.points(),
+        [("correct", "9/9"), ("mutant", "6/9")],
+        "{}",
+        second.text
+    );
+    assert!(second.cached("correct"), "{}", second.notes["correct"]);
+    assert!(second.compiled("mutant"), "{}", second.notes["mutant"]);
+    let after = unit_entries(dir);
+    assert_eq!(
+        count(&after),
+        [("manifest".to_string(), 8), ("object".to_string(), 8)],
+        "one new unit: {after:?}"
+    );
+    assert!(units["object"].iter().all(|o| after["object"].contains(o)));
+
+    // Every unit entry damaged and the uploads' builds gone: both uploads
+    // are compiled again, graded the same, and every entry is whole again.
+    for path in after.values().flatten() {
+        let mut bytes = std::fs::read(path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(path, bytes).unwrap();
+    }
+    std::fs::remove_dir_all(dir.join("cache/builds")).unwrap();
+    let third = grade_class(dir, "scenarios/lab3/pawns", &[]);
+    assert_eq!(third.points, second.points, "{}", third.text);
+    assert!(third.compiled("correct") && third.compiled("mutant"));
+    assert_eq!(unit_entries(dir), after);
+
+    // A header the units include changed: every unit compiled again (the
+    // manifests name it), the grade the same.
+    let header = dir.join("class/correct/ChessPiece.hh");
+    let mut bytes = std::fs::read(&header).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&header, bytes).unwrap();
+    let fourth = grade_class(dir, "scenarios/lab3/pawns", &[]);
+    assert_eq!(fourth.points, second.points, "{}", fourth.text);
+    assert_eq!(
+        unit_entries(dir)["object"].len(),
+        8 + 7,
+        "every unit of the changed upload is new"
+    );
 }
