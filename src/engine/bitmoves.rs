@@ -294,6 +294,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
     }
 
     /// The enemy pieces attacking square `i`.
+    #[inline(always)]
     fn attackers(&self, i: usize) -> S {
         let (g, role, occ, them) = (self.g, &self.sets.role, self.occupied, self.them);
         let queens = role[Role::Queen as usize];
@@ -384,6 +385,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
 
     /// Own pieces standing alone between the king on `king` and an enemy
     /// slider that would attack it without them.
+    #[inline(always)]
     fn pinned(&self, king: usize) -> S {
         let (g, role) = (self.g, &self.sets.role);
         let queens = role[Role::Queen as usize];
