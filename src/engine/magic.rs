@@ -41,8 +41,14 @@ struct Magic {
 pub(super) struct Magics {
     rook: [Magic; 64],
     bishop: [Magic; 64],
-    attacks: Vec<u64>,
+    /// Every square's slots, rooks then bishops (107,648 on 8x8), in an
+    /// array of a power of two, so that a lookup masks its index instead
+    /// of loading the length for a bounds check.
+    attacks: Box<[u64; SLOTS]>,
 }
+
+/// The length of [`Magics::attacks`]: 8x8 fills 107,648 of them.
+const SLOTS: usize = 1 << 17;
 
 /// What one slider kind needs of the board to have its tables built: per
 /// square, the relevant squares, and the attacks for an occupancy.
@@ -104,7 +110,7 @@ impl Magics {
     /// a number of [`ROOK_8X8`] or [`BISHOP_8X8`] does not fit them.
     pub(super) fn eight_by_eight(rook: Slider, bishop: Slider) -> Option<Magics> {
         assert!(rook.masks.len() == 64 && bishop.masks.len() == 64);
-        let mut attacks = Vec::new();
+        let mut attacks = Vec::with_capacity(SLOTS);
         let mut rooks = [Magic::default(); 64];
         let mut bishops = [Magic::default(); 64];
         for (slider, numbers, out) in [
@@ -135,17 +141,20 @@ impl Magics {
                 attacks.extend_from_slice(&slots);
             }
         }
+        attacks.resize(SLOTS, 0);
         Some(Magics {
             rook: rooks,
             bishop: bishops,
-            attacks,
+            attacks: attacks.into_boxed_slice().try_into().ok()?,
         })
     }
 
     #[inline(always)]
     fn lookup(&self, m: &Magic, occupied: u64) -> u64 {
         let slot = (occupied & m.mask).wrapping_mul(m.magic) >> m.shift;
-        self.attacks[m.offset as usize + slot as usize]
+        // Below `SLOTS` for every occupancy: the mask only spares the
+        // bounds check.
+        self.attacks[(m.offset as usize + slot as usize) % SLOTS]
     }
 
     /// A rook's squares from `i`, up to and including the first occupied
