@@ -864,6 +864,7 @@ mod tests {
                 let before = pos.clone();
                 let record = pos.play(mv);
                 assert_ne!(*pos, before, "{what}: {mv:?} changed nothing");
+                assert!(pos.rook_squares_follow_the_rights(), "{what}: {mv:?}");
                 walk(rng, pos, depth - 1, what, kinds);
                 pos.undo(record);
                 assert_eq!(*pos, before, "{what}: undo {mv:?}");

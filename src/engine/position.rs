@@ -396,6 +396,15 @@ impl Position {
         self.rules = rules;
     }
 
+    /// Are the rook squares kept beside the castling rights those the
+    /// rights name (what `set_castling` computes)?
+    #[cfg(test)]
+    pub(super) fn rook_squares_follow_the_rights(&self) -> bool {
+        let mut fresh = self.state;
+        fresh.set_castling(self.state.castling, self.dims());
+        fresh.rook_squares == self.state.rook_squares
+    }
+
     #[cfg(test)]
     pub(super) fn board_mut_for_tests(&mut self) -> &mut Board {
         &mut self.board
@@ -786,26 +795,28 @@ impl Position {
     }
 
     /// [`Position::drop_rights_small`] on a board of one row, which is
-    /// both sides' home row: every right looked at.
+    /// both sides' home row: every right looked at, and the rook squares
+    /// computed again from those left, since one square may stand for a
+    /// right of each side (clearing its bit for one of them lost it for
+    /// the other).
     fn drop_rights_one_row(&mut self, bits: u64, mover: Piece) {
-        let cols = self.dims().cols();
-        let first = [0, 0];
-        let state = &mut self.state;
+        let dims = self.dims();
+        let mut rights = self.state.castling;
         for color in [Color::Black, Color::White] {
             let king_moved = mover.role == Role::King && mover.color == color;
-            for slot in &mut state.castling.rooks[color as usize] {
+            for slot in &mut rights.rooks[color as usize] {
                 // `NO_ROOK` is past every board, like any column that
                 // names no square: no bit, so only a king's move drops it.
-                let rook = match *slot < cols {
-                    true => 1 << (first[color as usize] + *slot as usize),
+                let rook = match *slot < dims.cols() {
+                    true => 1 << *slot,
                     false => 0,
                 };
                 if king_moved || rook & bits != 0 {
                     *slot = CastlingRights::NO_ROOK;
-                    state.rook_squares &= !rook;
                 }
             }
         }
+        self.state.set_castling(rights, dims);
     }
 
     /// Drops the castling rights `mv` loses (see [`CastlingRights::after`])
