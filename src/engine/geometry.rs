@@ -10,6 +10,9 @@
 //! `occupied ∩ upper` and the one below the highest of `occupied ∩ lower`,
 //! found by one subtraction; this needs three sets per line and square
 //! instead of magic tables that would have to be searched for every size.
+//! 8x8, the size that matters most, has magic tables too (numbers fixed as
+//! data, tables filled from the lines: [`super::magic`]), which its rooks
+//! and bishops use instead of the lines.
 
 use super::attacks::{ALL_DIRECTIONS, KNIGHT};
 use super::magic::{Magics, Slider};
