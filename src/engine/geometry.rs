@@ -10,8 +10,12 @@
 //! `occupied ∩ upper` and the one below the highest of `occupied ∩ lower`,
 //! found by one subtraction; this needs three sets per line and square
 //! instead of magic tables that would have to be searched for every size.
+//! 8x8, the size that matters most, has magic tables too (numbers fixed as
+//! data, tables filled from the lines: [`super::magic`]), which its rooks
+//! and bishops use instead of the lines.
 
 use super::attacks::{ALL_DIRECTIONS, KNIGHT};
+use super::magic::{Magics, Slider};
 use super::squareset::SquareSet;
 use crate::domain::{Color, Dims, Square};
 use std::fmt;
@@ -66,6 +70,9 @@ pub(super) struct Geometry<S> {
     pub start_row: [S; 2],
     /// By colour: the row its pawns promote on.
     pub last_row: [S; 2],
+    /// Rook and bishop attacks by magic multiplication on 8x8 (see
+    /// [`super::magic`]): one lookup a piece instead of two lines.
+    magics: Option<Box<Magics>>,
 }
 
 /// How many squares [`Geometry::square`] reads from its array: the
@@ -143,7 +150,7 @@ impl<S: SquareSet> Geometry<S> {
                 lines: lines[i],
             })
             .collect();
-        Geometry {
+        let mut geometry = Geometry {
             dims,
             all,
             not_first_col: all & !col_set(0),
@@ -153,7 +160,49 @@ impl<S: SquareSet> Geometry<S> {
             at,
             near: std::array::from_fn(|i| squares.get(i).copied().unwrap_or(squares[0])),
             squares,
+            magics: None,
+        };
+        let eight_by_eight = (dims.rows(), dims.cols()) == (8, 8);
+        if eight_by_eight && S::EMPTY.as_u64().is_some() {
+            geometry.magics = geometry.with_sliders(Magics::eight_by_eight).map(Box::new);
         }
+        geometry
+    }
+
+    /// `f` of the rooks' and the bishops' relevant squares and line
+    /// attacks on a one-word board (see [`super::magic`]).
+    fn with_sliders<T>(&self, f: impl FnOnce(Slider, Slider) -> T) -> T {
+        let word = |s: S| s.as_u64().expect("a one-word board");
+        // A line's squares less the last one each way: whatever stands
+        // there, the attacks are the same.
+        let relevant = |i: usize, lines: [usize; 2]| {
+            lines.iter().fold(0, |mask, &l| {
+                let Line { lower, upper, .. } = self.at[i].lines[l];
+                let (lower, upper) = (word(lower), word(upper));
+                let top = (1u64 << 63).checked_shr(upper.leading_zeros()).unwrap_or(0);
+                mask | (upper & !top) | (lower & lower.wrapping_sub(1))
+            })
+        };
+        let n = self.dims.len();
+        let rook_masks: Vec<u64> = (0..n).map(|i| relevant(i, [0, 1])).collect();
+        let bishop_masks: Vec<u64> = (0..n).map(|i| relevant(i, [2, 3])).collect();
+        let attacks = |[a, b]: [usize; 2]| {
+            move |i: usize, occupied: u64| {
+                let occupied = S::from_u64(occupied);
+                word(self.line_attacks(i, a, occupied) | self.line_attacks(i, b, occupied))
+            }
+        };
+        let (rook, bishop) = (attacks([0, 1]), attacks([2, 3]));
+        f(
+            Slider {
+                masks: &rook_masks,
+                attacks: &rook,
+            },
+            Slider {
+                masks: &bishop_masks,
+                attacks: &bishop,
+            },
+        )
     }
 
     /// What the tables of `dims` take on the heap: per square, its
@@ -252,11 +301,17 @@ impl<S: SquareSet> Geometry<S> {
 
     #[inline(always)]
     pub(super) fn rook(&self, i: usize, occupied: S) -> S {
+        if let (Some(occupied), Some(magics)) = (occupied.as_u64(), &self.magics) {
+            return S::from_u64(magics.rook(i, occupied));
+        }
         self.line_attacks(i, 0, occupied) | self.line_attacks(i, 1, occupied)
     }
 
     #[inline(always)]
     pub(super) fn bishop(&self, i: usize, occupied: S) -> S {
+        if let (Some(occupied), Some(magics)) = (occupied.as_u64(), &self.magics) {
+            return S::from_u64(magics.bishop(i, occupied));
+        }
         self.line_attacks(i, 2, occupied) | self.line_attacks(i, 3, occupied)
     }
 
@@ -419,6 +474,43 @@ mod tests {
                 Geometry::<Set512>::bytes(d)
             );
         }
+    }
+
+    /// The 8x8 magic numbers are what their seeded search finds, fit
+    /// every square (the board has them), and give the lines' attacks on
+    /// random occupancies, with and without the relevant squares' edges.
+    #[test]
+    fn magic_tables_are_what_the_search_finds() {
+        use super::super::magic::tests::{search_8x8, tables};
+        let dims = Dims::new(8, 8).unwrap();
+        let g = Geometry::<u64>::new(dims);
+        assert!(g.magics.is_some(), "every number fits");
+        assert_eq!(g.with_sliders(search_8x8), tables());
+        let lines = |i: usize, a: usize, b: usize, occ: u64| {
+            g.line_attacks(i, a, occ) | g.line_attacks(i, b, occ)
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let occ = seed & seed.rotate_left(17);
+            for i in 0..64 {
+                for occ in [occ, occ | 1 << i, seed] {
+                    assert_eq!(g.rook(i, occ), lines(i, 0, 1, occ), "rook {i} {occ:x}");
+                    assert_eq!(g.bishop(i, occ), lines(i, 2, 3, occ), "bishop {i} {occ:x}");
+                }
+            }
+        }
+        // Other sizes keep obstruction difference.
+        for (rows, cols) in [(7, 8), (8, 7), (4, 16)] {
+            assert!(
+                Geometry::<u64>::new(Dims::new(rows, cols).unwrap())
+                    .magics
+                    .is_none()
+            );
+        }
+        assert!(Geometry::<u128>::new(dims).magics.is_none());
     }
 
     #[test]

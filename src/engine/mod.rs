@@ -34,6 +34,7 @@ mod board;
 mod fen;
 mod game;
 mod geometry;
+mod magic;
 mod movegen;
 mod movelist;
 mod notation;

@@ -480,11 +480,18 @@ pub(super) fn castling_rook_col(
         }
         Castling::Rights => ctx.castling.rook_col(color, side),
     }?;
-    let on_its_side = match side {
+    on_its_side(king, rook_col, side).then_some(rook_col)
+}
+
+/// Does the rook of column `rook_col` stand on `side` of `king` (towards
+/// the last column for the king side)? Part of [`castling_rook_col`], which
+/// the square-set generator's castling by rights takes apart.
+#[inline(always)]
+pub(super) fn on_its_side(king: Square, rook_col: u16, side: CastleSide) -> bool {
+    match side {
         CastleSide::King => rook_col > king.col(),
         CastleSide::Queen => rook_col < king.col(),
-    };
-    on_its_side.then_some(rook_col)
+    }
 }
 
 /// Castling by the rule set's flavour. The king's safety on its landing

@@ -76,6 +76,8 @@ pub(super) trait SquareSet:
     /// The set as one `u64`, where its type is `u64` (`None` for every
     /// wider type): for code that has a faster way with one word.
     fn as_u64(self) -> Option<u64>;
+    /// The set of the squares of `bits` (all below 64).
+    fn from_u64(bits: u64) -> Self;
     /// The lowest square of a non-empty set.
     fn first(self) -> usize;
     /// `self - rhs`, wrapping (the borrow is what the line attacks use).
@@ -161,6 +163,11 @@ macro_rules! square_set {
             #[inline(always)]
             fn as_u64(self) -> Option<u64> {
                 u64::try_from(self).ok().filter(|_| <$t>::BITS == 64)
+            }
+
+            #[inline(always)]
+            fn from_u64(bits: u64) -> $t {
+                bits.into()
             }
 
             #[inline(always)]
@@ -279,6 +286,13 @@ impl<const W: usize> SquareSet for Words<W> {
     #[inline(always)]
     fn as_u64(self) -> Option<u64> {
         None
+    }
+
+    #[inline(always)]
+    fn from_u64(bits: u64) -> Self {
+        let mut words = [0; W];
+        words[0] = bits;
+        Words(words)
     }
 
     /// `CAPACITY` for the empty set, as `u64::trailing_zeros` gives 64.
