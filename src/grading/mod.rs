@@ -26,7 +26,7 @@ pub use subject::{
 };
 
 /// The isolation submissions get, as a report note
-/// (`isolation: landlock abi 7, no network, uid 65534`); with `require`,
+/// (`isolation: landlock abi 7, no network, a uid of its own`); with `require`,
 /// the staff error naming what is missing when not all of it holds.
 pub fn isolation_note(require: bool) -> Result<String, StaffError> {
     let iso = crate::sandbox::isolation();

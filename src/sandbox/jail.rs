@@ -24,13 +24,17 @@
 //!   loopback): no TCP, UDP or any other socket reaches anything. As root
 //!   it is made directly; otherwise inside a user namespace, where the
 //!   kernel allows unprivileged ones.
-//! - **An unprivileged uid** ([`SANDBOX_UID`], `nobody`) when the grader
-//!   runs as root (a Gradescope-style container): the ordinary permission
-//!   checks then apply too, and RLIMIT_NPROC is enforced. The sandbox's
-//!   working directory is handed over to that uid ([`hand_over`]).
+//! - **An unprivileged uid of its own** when the grader runs as root (a
+//!   Gradescope-style container): each folder a submission works in (a
+//!   build's, a scenario's) belongs to a uid no other sandbox has, drawn
+//!   from [`SANDBOX_UIDS`] when the folder is handed over ([`hand_over`]),
+//!   and every process working in it runs as that uid. The ordinary
+//!   permission checks then apply too, and RLIMIT_NPROC, which the kernel
+//!   counts per uid, is each sandbox's own: one student's fork bomb cannot
+//!   use up the processes a classmate graded beside it needs.
 //!
 //! What the kernel grants is found out once per grader ([`isolation`]) and
-//! reported (`isolation: landlock abi 7, no network, uid 65534`); a missing
+//! reported (`isolation: landlock abi 7, no network, a uid of its own`); a missing
 //! mechanism is named there, and `--require-isolation` refuses to grade
 //! without all of them. The per-spawn work happens in the parent (the
 //! ruleset is built and its paths opened before the fork), so the child
@@ -61,8 +65,12 @@ const DEVICES: &[&str] = &[
     "/dev/urandom",
 ];
 
-/// The uid (and gid) submissions run as when the grader is root.
-pub const SANDBOX_UID: u32 = 65534;
+/// The uids (and gids) submissions run as when the grader is root, one per
+/// folder a submission works in, drawn at random: no account has them, and
+/// two sandboxes alive at once share one with odds of about one in a
+/// million even with hundreds of them (then they share an RLIMIT_NPROC, as
+/// every sandbox once did; Landlock still keeps them apart).
+pub const SANDBOX_UIDS: std::ops::Range<u32> = 0x4000_0000..0x8000_0000;
 
 /// The newest Landlock ABI this grader asks for; older kernels get what
 /// they have (the report says which).
@@ -86,8 +94,9 @@ pub struct Isolation {
     /// How the network is cut off (`None`: it is not, beyond Landlock's TCP
     /// rules where the ABI has them).
     pub netns: Option<NetNamespace>,
-    /// The uid submissions run as (`None`: the grader's own).
-    pub uid: Option<u32>,
+    /// Submissions run as uids of their own ([`SANDBOX_UIDS`]; `false`:
+    /// the grader's own).
+    pub own_uids: bool,
     /// The grader runs as root: then submissions must not keep its uid.
     pub grader_is_root: bool,
 }
@@ -99,8 +108,7 @@ impl Isolation {
     }
 
     /// Signals (and abstract Unix sockets) stay within the sandbox: Landlock
-    /// ABI 6 scoping, or a uid of its own (which keeps the grader out of
-    /// reach, though not other sandboxes of the same uid).
+    /// ABI 6 scoping.
     pub fn signals_scoped(&self) -> bool {
         self.landlock_abi.is_some_and(|abi| abi >= 6)
     }
@@ -126,7 +134,7 @@ impl Isolation {
         if !self.no_network() {
             missing.push("a network namespace (the kernel refused one)");
         }
-        if self.grader_is_root && self.uid.is_none() {
+        if self.grader_is_root && !self.own_uids {
             missing.push("a uid of their own (the grader is root and could not drop it)");
         }
         missing
@@ -139,7 +147,7 @@ impl Isolation {
 }
 
 impl std::fmt::Display for Isolation {
-    /// `landlock abi 7, no network, uid 65534`, naming what is missing.
+    /// `landlock abi 7, no network, a uid of its own`, naming what is missing.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.landlock_abi {
             Some(abi) => write!(f, "landlock abi {abi}")?,
@@ -155,9 +163,9 @@ impl std::fmt::Display for Isolation {
         if self.files() && !self.signals_scoped() {
             write!(f, ", signals not scoped")?;
         }
-        match self.uid {
-            Some(uid) => write!(f, ", uid {uid}"),
-            None => write!(f, ", the grader's uid"),
+        match self.own_uids {
+            true => write!(f, ", a uid of its own"),
+            false => write!(f, ", the grader's uid"),
         }
     }
 }
@@ -171,7 +179,8 @@ pub fn isolation() -> &'static Isolation {
 
 fn probe() -> Isolation {
     let root = nix::unistd::geteuid().is_root();
-    let uid = root.then(|| probe_child(|| drop_privileges().is_ok()).then_some(SANDBOX_UID));
+    let uid = fresh_uid();
+    let own_uids = root && probe_child(|| drop_privileges(uid).is_ok());
     let netns = [NetNamespace::Direct, NetNamespace::InUserNamespace]
         .into_iter()
         .filter(|&how| root || how == NetNamespace::InUserNamespace)
@@ -179,7 +188,7 @@ fn probe() -> Isolation {
     Isolation {
         landlock_abi: probe_landlock(),
         netns,
-        uid: uid.flatten(),
+        own_uids,
         grader_is_root: root,
     }
 }
@@ -326,10 +335,12 @@ pub struct Confinement {
 
 impl Confinement {
     /// Prepares the confinement of one sandbox whose working directory is
-    /// `workdir`, and hands that directory over to the sandbox's uid.
+    /// `workdir`, and hands that directory over to the sandbox's uid (the
+    /// one it was handed over to before, else a fresh one).
     pub fn prepare(grants: &Grants, workdir: &Path) -> io::Result<Confinement> {
         let iso = isolation();
-        if let Some(uid) = iso.uid {
+        let uid = iso.own_uids.then(|| uid_for(workdir));
+        if let Some(uid) = uid {
             hand_over_one(workdir, uid)?;
         }
         let ruleset = match iso.landlock_abi {
@@ -344,8 +355,13 @@ impl Confinement {
             ruleset,
             own_proc_rule,
             netns: iso.netns,
-            drop_to: iso.uid,
+            drop_to: uid,
         })
+    }
+
+    /// The uid the process will run as (`None`: the grader's).
+    pub fn uid(&self) -> Option<u32> {
+        self.drop_to
     }
 
     /// In the child, after the rlimits: the network namespace, the uid, then
@@ -366,8 +382,8 @@ impl Confinement {
         if let Some(rules) = self.own_proc_rule.take() {
             add_own_proc_rule(&rules)?;
         }
-        if self.drop_to.is_some() {
-            drop_privileges()?;
+        if let Some(uid) = self.drop_to {
+            drop_privileges(uid)?;
         }
         if let Some(ruleset) = self.ruleset.take() {
             ruleset
@@ -434,12 +450,12 @@ fn unshare_network(how: NetNamespace) -> io::Result<()> {
     unshare(flags).map_err(io::Error::from)
 }
 
-/// No supplementary groups, then gid and uid [`SANDBOX_UID`] (real,
-/// effective and saved: there is no way back).
-fn drop_privileges() -> io::Result<()> {
+/// No supplementary groups, then gid and uid `uid` (real, effective and
+/// saved: there is no way back).
+fn drop_privileges(uid: u32) -> io::Result<()> {
     use nix::unistd::{Gid, Uid, setgroups, setresgid, setresuid};
-    let gid = Gid::from_raw(SANDBOX_UID);
-    let uid = Uid::from_raw(SANDBOX_UID);
+    let gid = Gid::from_raw(uid);
+    let uid = Uid::from_raw(uid);
     setgroups(&[]).map_err(io::Error::from)?;
     setresgid(gid, gid, gid).map_err(io::Error::from)?;
     setresuid(uid, uid, uid).map_err(io::Error::from)
@@ -458,18 +474,65 @@ fn hand_over_one(path: &Path, uid: u32) -> io::Result<()> {
 }
 
 /// Makes `dir` and everything in it the sandbox's own (when submissions run
-/// as a uid of their own): a build folder the grader filled, or a
-/// scenario's files, which the submission may then change. Links are not
-/// followed. A no-op when the grader is not root.
+/// as uids of their own): a build folder the grader filled, or a
+/// scenario's files, which the submission may then change; a file is
+/// given to the sandbox that owns its folder. The uid is the one the
+/// folder was handed over to before, else a fresh one. A folder handed
+/// over may be passed through by other uids (mode `o+x`, never `o+r`): a
+/// program built in one is run from another sandbox's folder (Landlock
+/// decides which sandbox may, by its grants). Links are not followed. A
+/// no-op when the grader is not root.
 pub fn hand_over(dir: &Path) -> io::Result<()> {
-    let Some(uid) = isolation().uid else {
+    use std::os::unix::fs::PermissionsExt;
+    if !isolation().own_uids {
         return Ok(());
-    };
+    }
+    let uid = uid_for(dir);
     for entry in walkdir::WalkDir::new(dir).follow_links(false) {
         let entry = entry.map_err(io::Error::other)?;
         hand_over_one(entry.path(), uid)?;
     }
+    let meta = std::fs::symlink_metadata(dir)?;
+    if meta.is_dir() {
+        let mode = meta.permissions().mode() | 0o011;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))?;
+    }
     Ok(())
+}
+
+/// The uid of the sandbox that works in `path` (for a file, in its
+/// folder): the folder's owner when it was handed over before, else a
+/// fresh one.
+fn uid_for(path: &Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    let folder = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Some(path),
+        _ => path.parent(),
+    };
+    folder
+        .and_then(|f| std::fs::metadata(f).ok())
+        .map(|m| m.uid())
+        .filter(|uid| SANDBOX_UIDS.contains(uid))
+        .unwrap_or_else(fresh_uid)
+}
+
+/// A uid from [`SANDBOX_UIDS`], at random (the standard library's hasher
+/// keys, a counter and the clock: not guessable before the folder exists,
+/// and unlike any other grader's).
+fn fresh_uid() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(NEXT.fetch_add(1, Ordering::Relaxed));
+    h.write_u32(std::process::id());
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    let span = SANDBOX_UIDS.end - SANDBOX_UIDS.start;
+    SANDBOX_UIDS.start + (h.finish() % u64::from(span)) as u32
 }
 
 #[cfg(test)]
@@ -481,15 +544,18 @@ mod tests {
         let full = Isolation {
             landlock_abi: Some(7),
             netns: Some(NetNamespace::Direct),
-            uid: Some(65534),
+            own_uids: true,
             grader_is_root: true,
         };
-        assert_eq!(full.to_string(), "landlock abi 7, no network, uid 65534");
+        assert_eq!(
+            full.to_string(),
+            "landlock abi 7, no network, a uid of its own"
+        );
         assert!(full.complete());
         let old = Isolation {
             landlock_abi: Some(4),
             netns: None,
-            uid: None,
+            own_uids: false,
             grader_is_root: false,
         };
         assert_eq!(
@@ -500,7 +566,7 @@ mod tests {
         let none = Isolation {
             landlock_abi: None,
             netns: None,
-            uid: None,
+            own_uids: false,
             grader_is_root: true,
         };
         assert_eq!(

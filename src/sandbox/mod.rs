@@ -54,7 +54,7 @@
 mod jail;
 mod sweep;
 
-pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UID, SYSTEM_ROOTS, hand_over, isolation};
+pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 
 use std::ffi::OsString;
@@ -400,9 +400,10 @@ fn confine(command: &mut Command, limits: &Limits, mut confinement: jail::Confin
     command.process_group(0);
     let limits = limits.clone();
     // RLIMIT_NPROC counts every process of the user: leave room for
-    // `max_processes` more than run now. Root is exempt from it anyway, but
-    // a root grader's submissions run as a uid of their own.
-    let uid = isolation().uid.unwrap_or_else(sweep::own_uid);
+    // `max_processes` more than run now (with a uid of the sandbox's own,
+    // its own processes only). Root is exempt from it anyway, but a root
+    // grader's submissions run as uids of their own.
+    let uid = confinement.uid().unwrap_or_else(sweep::own_uid);
     let nproc = limits
         .max_processes
         .filter(|_| uid != 0)
@@ -745,6 +746,56 @@ mod tests {
         .unwrap();
         assert_eq!(done.status, None, "stopped at the timeout");
         assert_eq!(done.output, "started\n", "what it wrote is kept");
+    }
+
+    /// A fork bomb in one sandbox leaves another sandbox started before it
+    /// (whose RLIMIT_NPROC was set when fewer processes ran) free to fork:
+    /// each sandbox's folder has a uid of its own, and the kernel counts
+    /// processes per uid. (With one uid for all, the bomb filled the
+    /// shared count past the earlier sandbox's limit.)
+    #[test]
+    fn a_fork_bomb_beside_a_sandbox_leaves_it_its_processes() {
+        if !isolation().own_uids {
+            eprintln!("skipping: sandboxes run as the grader's uid here (not root)");
+            return;
+        }
+        let limits = Limits {
+            timeout: Duration::from_secs(20),
+            max_processes: Some(8),
+            ..Limits::default()
+        };
+        let bomb_limits = Limits {
+            timeout: Duration::from_secs(3),
+            max_processes: Some(8),
+            ..Limits::default()
+        };
+        let victim_dir = tempfile::tempdir().unwrap();
+        let bomb_dir = tempfile::tempdir().unwrap();
+        std::thread::scope(|scope| {
+            // Started first; forks five processes once the bomb is going.
+            let victim = scope.spawn(|| {
+                run_to_completion(
+                    &sh("sleep 1; for i in 1 2 3 4 5; do sleep 0.2 & done; wait && echo forked"),
+                    &limits,
+                    victim_dir.path(),
+                )
+                .unwrap()
+            });
+            std::thread::sleep(Duration::from_millis(200));
+            // Forks to its limit and keeps trying until its timeout.
+            let bomb = EngineCommand {
+                program: PathBuf::from("python3"),
+                args: vec![
+                    "-c".into(),
+                    "import os, time\nwhile True:\n    try:\n        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n    except OSError:\n        time.sleep(0.01)\n".into(),
+                ],
+            };
+            let bomb = run_to_completion(&bomb, &bomb_limits, bomb_dir.path()).unwrap();
+            assert_eq!(bomb.status, None, "the bomb runs to its timeout");
+            let victim = victim.join().unwrap();
+            assert!(victim.success(), "{victim:?}");
+            assert_eq!(victim.output, "forked\n");
+        });
     }
 
     /// Runs `script` to completion under `limits`: (exit code, output).
