@@ -363,6 +363,8 @@ impl Board {
         if from == to {
             return None;
         }
+        // Below 64 on such a board: the masks only spare the bounds checks.
+        let (from, to) = (from & 63, to & 63);
         let captured = self.squares.small[to].replace(mover);
         self.squares.small[from] = None;
         let bits = 1u64 << from | 1u64 << to;
@@ -388,6 +390,8 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return self.uncarry_at(from, to, mover, captured);
         };
+        // Below 64 on such a board: the masks only spare the bounds checks.
+        let (from, to) = (from & 63, to & 63);
         self.squares.small[from] = Some(mover);
         self.squares.small[to] = captured;
         let bits = 1u64 << from | 1u64 << to;
