@@ -22,7 +22,7 @@ use std::fmt;
 #[derive(Debug, PartialEq, Eq)]
 pub struct Board {
     dims: Dims,
-    squares: Vec<Option<Piece>>,
+    squares: Mailbox,
     mystery: Option<MysteryShape>,
     sets: SetIndex,
 }
@@ -40,9 +40,70 @@ impl Clone for Board {
     /// Reuses the square vector (a scratch board refilled per call).
     fn clone_from(&mut self, source: &Board) {
         self.dims = source.dims;
-        self.squares.clone_from(&source.squares);
+        self.squares.len = source.squares.len;
+        self.squares.small = source.squares.small;
+        self.squares.large.clone_from(&source.squares.large);
         self.mystery = source.mystery;
         self.sets = source.sets.clone();
+    }
+}
+
+/// The mailbox's cells, row-major: inline for boards of at most 64
+/// squares, on the heap past that. Every play and undo on 8x8 writes them;
+/// inline, they sit beside the sets with no heap pointer to load first.
+/// Boards of one-word sets (at most 64 squares) always keep theirs in
+/// `small`, so their fast paths index it without asking which.
+#[derive(Clone, PartialEq, Eq)]
+struct Mailbox {
+    len: usize,
+    /// The cells of a board of at most 64 squares (`len` of them; the rest
+    /// stay empty); all empty past that.
+    small: [Option<Piece>; 64],
+    /// The cells of a board of more than 64 squares; empty otherwise.
+    large: Vec<Option<Piece>>,
+}
+
+impl Mailbox {
+    fn new(len: usize) -> Mailbox {
+        Mailbox {
+            len,
+            small: [None; 64],
+            large: if len <= 64 {
+                Vec::new()
+            } else {
+                vec![None; len]
+            },
+        }
+    }
+}
+
+impl std::ops::Deref for Mailbox {
+    type Target = [Option<Piece>];
+
+    #[inline(always)]
+    fn deref(&self) -> &[Option<Piece>] {
+        if self.len <= 64 {
+            &self.small[..self.len]
+        } else {
+            &self.large
+        }
+    }
+}
+
+impl std::ops::DerefMut for Mailbox {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [Option<Piece>] {
+        if self.len <= 64 {
+            &mut self.small[..self.len]
+        } else {
+            &mut self.large
+        }
+    }
+}
+
+impl fmt::Debug for Mailbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 
@@ -136,7 +197,7 @@ impl Board {
         let sets = sets.unwrap_or(SetIndex::Mailbox);
         Board {
             dims,
-            squares: vec![None; dims.len()],
+            squares: Mailbox::new(dims.len()),
             mystery: None,
             sets,
         }
@@ -302,8 +363,10 @@ impl Board {
         if from == to {
             return None;
         }
-        let captured = self.squares[to].replace(mover);
-        self.squares[from] = None;
+        // Below 64 on such a board: the masks only spare the bounds checks.
+        let (from, to) = (from & 63, to & 63);
+        let captured = self.squares.small[to].replace(mover);
+        self.squares.small[from] = None;
         let bits = 1u64 << from | 1u64 << to;
         sets.color[mover.color as usize] ^= bits;
         sets.role[mover.role as usize] ^= bits;
@@ -327,8 +390,10 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return self.uncarry_at(from, to, mover, captured);
         };
-        self.squares[from] = Some(mover);
-        self.squares[to] = captured;
+        // Below 64 on such a board: the masks only spare the bounds checks.
+        let (from, to) = (from & 63, to & 63);
+        self.squares.small[from] = Some(mover);
+        self.squares.small[to] = captured;
         let bits = 1u64 << from | 1u64 << to;
         sets.color[mover.color as usize] ^= bits;
         sets.role[mover.role as usize] ^= bits;
@@ -352,15 +417,15 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return None;
         };
-        let king = self.squares[from]?;
+        let king = self.squares.small[from]?;
         let rook = Piece::new(king.color, Role::Rook);
-        if self.squares[rook_from] != Some(rook) {
+        if self.squares.small[rook_from] != Some(rook) {
             return None;
         }
-        self.squares[from] = None;
-        self.squares[rook_from] = None;
-        self.squares[to] = Some(king);
-        self.squares[rook_to] = Some(rook);
+        self.squares.small[from] = None;
+        self.squares.small[rook_from] = None;
+        self.squares.small[to] = Some(king);
+        self.squares.small[rook_to] = Some(rook);
         sets.shift(king, from, to);
         sets.shift(rook, rook_from, rook_to);
         Some(king)
@@ -378,10 +443,10 @@ impl Board {
             return;
         };
         let rook = Piece::new(king.color, Role::Rook);
-        self.squares[to] = None;
-        self.squares[rook_to] = None;
-        self.squares[from] = Some(king);
-        self.squares[rook_from] = Some(rook);
+        self.squares.small[to] = None;
+        self.squares.small[rook_to] = None;
+        self.squares.small[from] = Some(king);
+        self.squares.small[rook_from] = Some(rook);
         sets.shift(king, to, from);
         sets.shift(rook, rook_to, rook_from);
     }
@@ -400,10 +465,10 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return None;
         };
-        let pawn = self.squares[from].filter(|_| from != to)?;
+        let pawn = self.squares.small[from].filter(|_| from != to)?;
         let promoted = Piece::new(pawn.color, role);
-        let captured = self.squares[to].replace(promoted);
-        self.squares[from] = None;
+        let captured = self.squares.small[to].replace(promoted);
+        self.squares.small[from] = None;
         if let Some(c) = captured {
             sets.toggle(to, c);
         }
@@ -426,8 +491,8 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return;
         };
-        self.squares[from] = Some(pawn);
-        self.squares[to] = captured;
+        self.squares.small[from] = Some(pawn);
+        self.squares.small[to] = captured;
         sets.toggle(to, Piece::new(pawn.color, role));
         sets.toggle(from, pawn);
         if let Some(c) = captured {
@@ -450,13 +515,13 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return None;
         };
-        if from == to || from == at || to == at || self.squares[to].is_some() {
+        if from == to || from == at || to == at || self.squares.small[to].is_some() {
             return None;
         }
-        let (pawn, taken) = (self.squares[from]?, self.squares[at]?);
-        self.squares[from] = None;
-        self.squares[at] = None;
-        self.squares[to] = Some(pawn);
+        let (pawn, taken) = (self.squares.small[from]?, self.squares.small[at]?);
+        self.squares.small[from] = None;
+        self.squares.small[at] = None;
+        self.squares.small[to] = Some(pawn);
         sets.shift(pawn, from, to);
         sets.toggle(at, taken);
         Some((pawn, taken))
@@ -476,9 +541,9 @@ impl Board {
         let SetIndex::U64(sets) = &mut self.sets else {
             return;
         };
-        self.squares[to] = None;
-        self.squares[from] = Some(pawn);
-        self.squares[at] = Some(taken);
+        self.squares.small[to] = None;
+        self.squares.small[from] = Some(pawn);
+        self.squares.small[at] = Some(taken);
         sets.shift(pawn, to, from);
         sets.toggle(at, taken);
     }
