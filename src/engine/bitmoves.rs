@@ -589,17 +589,7 @@ mod tests {
     use super::{SetIndex, Sets, Side, SquareSet};
     use crate::domain::{Color, Dims, Piece, Role, Square};
 
-    /// xorshift64*: reproducible without a dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % n
-        }
-    }
+    use super::super::squareset::tests::Rng;
 
     fn random_position(rng: &mut Rng, rules: RuleSet) -> Position {
         let (rows, cols) = match rng.below(3) {

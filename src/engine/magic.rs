@@ -218,21 +218,11 @@ const BISHOP_8X8: [u64; 64] = [
 pub(super) mod tests {
     use super::*;
 
-    /// xorshift64*: reproducible without a dependency.
-    struct Rng(u64);
+    use super::super::squareset::tests::Rng;
 
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        /// A number with few bits set, which makes a good magic likelier.
-        fn sparse(&mut self) -> u64 {
-            self.next() & self.next() & self.next()
-        }
+    /// A number with few bits set, which makes a good magic likelier.
+    fn sparse(rng: &mut Rng) -> u64 {
+        rng.next() & rng.next() & rng.next()
     }
 
     /// The first number of `rng` that fits square `i` of `slider`.
@@ -243,7 +233,7 @@ pub(super) mod tests {
         let mut slots = vec![0; 1 << bits];
         let mut written = vec![0; 1 << bits];
         for attempt in 1.. {
-            let magic = rng.sparse();
+            let magic = sparse(rng);
             // Numbers that spread the mask's bits thinly into the top
             // byte rarely fit: skipped without filling a table.
             if (mask.wrapping_mul(magic) >> 56).count_ones() < 6 {

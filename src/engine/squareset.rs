@@ -460,7 +460,7 @@ fn wide_geometry<const W: usize>(dims: Dims) -> Option<&'static Geometry<Words<W
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -479,18 +479,19 @@ mod tests {
         assert!(0b11u64.several() && !0b100u64.several() && !0u64.several());
     }
 
-    /// xorshift64*: reproducible without a dependency.
-    struct Rng(u64);
+    /// xorshift64*: reproducible without a dependency (the engine's tests
+    /// share it).
+    pub(in crate::engine) struct Rng(pub(in crate::engine) u64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(in crate::engine) fn next(&mut self) -> u64 {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
             self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
         }
 
-        fn below(&mut self, n: u64) -> u64 {
+        pub(in crate::engine) fn below(&mut self, n: u64) -> u64 {
             (self.next() >> 11) % n
         }
     }
