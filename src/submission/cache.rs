@@ -449,17 +449,26 @@ fn install(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// [`MAX_ENTRY_BYTES`]. Best effort: a cache that cannot be written costs
 /// the next run a build, nothing else.
 pub(crate) fn store_program(folder: &Path, key: &Key, program: &Path) {
-    let Ok(meta) = std::fs::symlink_metadata(program) else {
-        return;
-    };
-    if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
-        return;
+    let _ = store_file(&key.entry(folder), Kind::Program, program);
+}
+
+/// Writes the file a build made at `file` as the entry at `entry`: only a
+/// regular file (not a link a build left in its place) of at most
+/// [`MAX_ENTRY_BYTES`]; anything else is an error and nothing is written.
+pub(crate) fn store_file(entry: &Path, kind: Kind, file: &Path) -> std::io::Result<()> {
+    let too_large = || std::io::Error::other("larger than a cache entry may be");
+    let meta = std::fs::symlink_metadata(file)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
     }
-    if let Ok(bytes) = std::fs::read(program)
-        && bytes.len() as u64 <= MAX_ENTRY_BYTES
-    {
-        let _ = write_entry(&key.entry(folder), Kind::Program, &bytes);
+    if meta.len() > MAX_ENTRY_BYTES {
+        return Err(too_large());
     }
+    let bytes = std::fs::read(file)?;
+    if bytes.len() as u64 > MAX_ENTRY_BYTES {
+        return Err(too_large());
+    }
+    write_entry(entry, kind, &bytes)
 }
 
 /// Stores the student's compile error under `key` (best effort).

@@ -442,11 +442,8 @@ fn compile_all(
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= units.len() {
-                        break;
-                    }
-                    let r =
-                        compile_unit(units, i, options, include_dir, workdir, deadline, objects);
+                    let Some(unit) = units.get(i) else { break };
+                    let r = compile_unit(unit, options, include_dir, workdir, deadline, objects);
                     *results[i].lock().expect("compile result") = Some(r);
                 }
             });
@@ -564,18 +561,9 @@ impl UnitObjects<'_> {
         let Some(text) = manifest_text(deps, workdir) else {
             return;
         };
-        let Ok(meta) = std::fs::symlink_metadata(object) else {
-            return;
-        };
-        if !meta.is_file() || meta.len() > cache::MAX_ENTRY_BYTES {
-            return;
-        }
-        let Ok(bytes) = std::fs::read(object) else {
-            return;
-        };
         let entry = self.object_entry(manifest, text.as_bytes(), workdir);
         // The object first: a manifest is only ever read beside its object.
-        if cache::write_entry(&entry, Kind::Object, &bytes).is_ok() {
+        if cache::store_file(&entry, Kind::Object, object).is_ok() {
             let _ = cache::write_entry(
                 &manifest.entry(&self.folder),
                 Kind::Manifest,
@@ -655,19 +643,17 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Compiles unit `i`: its object copied from the unit cache when `objects`
+/// Compiles `unit`: its object copied from the unit cache when `objects`
 /// has it for the files as they are, else compiled (and, when it compiles,
 /// kept there).
 fn compile_unit(
-    units: &[Unit],
-    i: usize,
+    unit: &Unit,
     options: &CppOptions,
     include_dir: &Path,
     workdir: &Path,
     deadline: std::time::Instant,
     objects: Option<&UnitObjects>,
 ) -> std::io::Result<super::Step> {
-    let unit = &units[i];
     let manifest =
         objects.and_then(|o| Some((o, o.manifest_key(unit, options, include_dir, workdir)?)));
     if let Some((objects, key)) = &manifest
@@ -756,9 +742,7 @@ fn adapter_object(
         )));
     }
     // Best effort: a cache that cannot be written only costs a compile.
-    if let Ok(bytes) = std::fs::read(object) {
-        let _ = cache::write_entry(&cached, Kind::Object, &bytes);
-    }
+    let _ = cache::store_file(&cached, Kind::Object, object);
     Ok(())
 }
 

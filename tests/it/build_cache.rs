@@ -158,7 +158,12 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// The uploads' entries (`cache/builds/`), each checked whole: name → kind.
 fn build_entries(course: &Path) -> BTreeMap<PathBuf, String> {
-    files(&course.join("cache/builds"))
+    entry_kinds(&course.join("cache/builds"))
+}
+
+/// The entries in `folder`, each checked whole: name → kind.
+fn entry_kinds(folder: &Path) -> BTreeMap<PathBuf, String> {
+    files(folder)
         .into_keys()
         .map(|p| {
             let kind = cache_entry_kind(&p)
@@ -506,9 +511,7 @@ fn a_changed_overlay_byte_rebuilds_a_console_upload() {
 /// objects and the manifests, by kind.
 fn unit_entries(course: &Path) -> BTreeMap<String, Vec<PathBuf>> {
     let mut kinds: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
-    for p in files(&course.join("cache/objects")).into_keys() {
-        let kind =
-            cache_entry_kind(&p).unwrap_or_else(|| panic!("{} is not a valid entry", p.display()));
+    for (p, kind) in entry_kinds(&course.join("cache/objects")) {
         kinds.entry(kind).or_default().push(p);
     }
     kinds
