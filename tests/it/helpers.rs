@@ -10,7 +10,9 @@
 //! - `target/tmp/lab3-engines/<fixture>`: a Lab 3 fixture compiled with the
 //!   adapter ([`lab3_engine`]);
 //! - `target/tmp/console-fixtures/<fixture>/chess`: a console fixture built
-//!   the way its course builds it ([`console_program`]);
+//!   by the grader's own console build ([`console_program`]), which also
+//!   stores it in the run's build cache, so that grading the same upload
+//!   with `--submission` or `--class` later copies it from there;
 //! - `target/tmp/xdg-cache/chessgrade/`: the grader's adapter cache
 //!   (`XDG_CACHE_HOME` of every `chessgrade` the tests start), so the
 //!   adapter's own object is compiled once, not once per grading run.
@@ -283,8 +285,9 @@ const PATCHED: &[Patched] = &[Patched {
 }];
 
 /// The console fixture `tests/fixtures/console/<fixture>` (or a mutant
-/// patched from one, see [`PATCHED`]) built the way its course builds it
-/// (JHU: the starter overlay and `make`; CUHK: g++ over every .cpp), once
+/// patched from one, see [`PATCHED`]) built by the grader the way its
+/// course builds it (JHU: the starter overlay and `make`; CUHK: g++ over
+/// every .cpp with the course's flags), into the run's build cache, once
 /// per run; the path of its `chess`
 /// (`target/tmp/console-fixtures/<fixture>/chess`), for `--program`.
 pub fn console_program(fixture: &str) -> PathBuf {
@@ -311,23 +314,37 @@ pub fn console_program(fixture: &str) -> PathBuf {
             }
             None => copy_dir(&console_fixture(fixture), dir),
         }
-        let out = if fixture.starts_with("jhu") {
-            copy_dir(jhu_overlay(None).path(), dir);
-            Command::new("make").current_dir(dir).output().unwrap()
-        } else {
-            Command::new("sh")
-                .args(["-c", "g++ -std=c++11 -O2 -o chess *.cpp"])
-                .current_dir(dir)
-                .output()
-                .unwrap()
+        // The grader's own build (what `grade --submission` runs), into the
+        // run's build cache: a later `--submission` or `--class` of the same
+        // upload with the same overlay finds it there instead of compiling
+        // it again.
+        let texts = chessgrade::console::Texts::default();
+        let jhu = fixture.starts_with("jhu");
+        let overlay = jhu.then(|| jhu_overlay(None));
+        let cache = chessgrade::submission::BuildCache {
+            dir: Some(cache_home().join("chessgrade")),
+            builds: true,
         };
-        assert!(
-            out.status.success(),
-            "{fixture} does not build: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let how = chessgrade::submission::ConsoleBuild {
+            binary: "chess",
+            compiler: "g++",
+            cxx_flags: if jhu {
+                &texts.jhu.cxx_flags
+            } else {
+                &texts.cuhk.cxx_flags
+            },
+            command: None,
+            overlay: overlay.as_ref().map(|o| o.path()),
+            files: &[],
+            timeout: std::time::Duration::from_secs(300),
+            memcheck: None,
+            cache: &cache,
+        };
+        let build = chessgrade::submission::build_console_traced(dir, &how)
+            .0
+            .unwrap_or_else(|e| panic!("{fixture} does not build: {e}"));
         let chess = base.join(fixture).join("chess");
-        install(&dir.join("chess"), &chess);
+        install(&build.command.program, &chess);
         chess
     })
 }
