@@ -190,8 +190,8 @@ pub(crate) enum Kind {
     /// A compiled object: the Lab 3 adapter's, or one translation unit
     /// of an upload.
     Object,
-    /// The files one compile of a Lab 3 unit read, each with its SHA-256
-    /// (`lab3::UnitObjects`).
+    /// The files one compile of a unit read, each with its SHA-256
+    /// (`units::UnitObjects`).
     Manifest,
 }
 

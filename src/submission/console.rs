@@ -4,7 +4,8 @@
 //! it, then the files the grader writes for the scenarios (the graders'
 //! `Mystery.h` for a `@mystery` shape), and it is built the way the course
 //! builds it: its `Makefile` (`make`), else `CMakeLists.txt` (`cmake`),
-//! else every `.cpp` with `g++` and the course's flags; `--build CMD`
+//! else every `.cpp` with `g++` and the course's flags (one compile per file,
+//! each from the unit cache when it has it, then one link); `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
 //! A build that fails is the student's compile error, with the compiler's
 //! message, and, when the overlay replaced files that differed from the
@@ -17,6 +18,7 @@
 //! and the tools.
 
 use super::cache::{self, BuildCache, Hit, KeyBuilder};
+use super::units::{Unit, UnitObjects, compile_all};
 use super::{Build, BuildError, Origin, cap_compiler_output, copy_tree, run_step};
 use crate::sandbox::{self, EngineCommand};
 use std::ffi::OsString;
@@ -178,37 +180,32 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         }
         env.push(("PATH", path));
     }
-    sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
-    let (steps, program): (Vec<(String, Vec<OsString>)>, PathBuf) = match how.command {
+    let (steps, program): (Steps, PathBuf) = match how.command {
         Some(cmd) => (
-            vec![("sh".into(), vec!["-c".into(), cmd.into()])],
+            Steps::Commands(vec![("sh".into(), vec!["-c".into(), cmd.into()])]),
             binary.clone(),
         ),
         None => match build_kind(&root)? {
-            BuildKind::Make => (vec![("make".into(), Vec::new())], binary.clone()),
+            BuildKind::Make => (
+                Steps::Commands(vec![("make".into(), Vec::new())]),
+                binary.clone(),
+            ),
             BuildKind::CMake => (
-                vec![
+                Steps::Commands(vec![
                     (
                         "cmake".into(),
                         vec!["-S".into(), ".".into(), "-B".into(), "build".into()],
                     ),
                     ("cmake".into(), vec!["--build".into(), "build".into()]),
-                ],
+                ]),
                 root.join("build").join(how.binary),
             ),
             BuildKind::Sources(files) => {
-                let mut args: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
-                if let Some(tool) = how.memcheck {
-                    args.extend(tool.compile_flags().into_iter().map(OsString::from));
-                    args.push(crate::memcheck::source_root_flag(&root));
-                }
-                args.push("-o".into());
-                args.push(binary.clone().into());
-                args.extend(files.into_iter().map(PathBuf::into_os_string));
-                (vec![(how.compiler.to_string(), args)], binary.clone())
+                (sources_steps(how, &root, &binary, files)?, binary.clone())
             }
         },
     };
+    sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let built = |tmp: tempfile::TempDir| Build {
         command: EngineCommand {
             program: program.clone(),
@@ -226,9 +223,19 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
             let mut key = KeyBuilder::new("console", tmp.path());
             key.tree(tmp.path())?;
             key.tool(&identity(how.compiler, &root));
-            for (tool, args) in &steps {
-                key.tool(&identity(tool, &root));
-                key.command(tool, args);
+            match &steps {
+                Steps::Commands(commands) => {
+                    for (tool, args) in commands {
+                        key.tool(&identity(tool, &root));
+                        key.command(tool, args);
+                    }
+                }
+                Steps::Units { units, link } => {
+                    for unit in units {
+                        key.command(how.compiler, &unit.args());
+                    }
+                    key.command(how.compiler, link);
+                }
             }
             key.command("(the program)", &[program.clone().into_os_string()]);
             // A checked build's environment (PATH with its compiler wrappers
@@ -264,11 +271,41 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         }
         Err(compile_error(msg))
     };
-    for (tool, args) in steps {
-        let step = run_step(&tool, args, &root, how.timeout, &env)
-            .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
-        if !step.ok {
-            return failed(tidy(&step.output, &root), step.timed_out);
+    match steps {
+        Steps::Commands(commands) => {
+            for (tool, args) in commands {
+                let step = run_step(&tool, args, &root, how.timeout, &env)
+                    .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
+                if !step.ok {
+                    return failed(tidy(&step.output, &root), step.timed_out);
+                }
+            }
+        }
+        Steps::Units { units, link } => {
+            let deadline = std::time::Instant::now() + how.timeout;
+            let compiler = identity(how.compiler, &root);
+            let objects = UnitObjects::of(how.cache, &compiler);
+            let outputs = compile_all(
+                how.compiler,
+                &units,
+                &root,
+                deadline,
+                objects.as_ref(),
+                &env,
+            )?;
+            // In the sources' order, as one `g++ *.cpp` would print them.
+            let failed_units: Vec<&super::Step> = outputs.iter().filter(|s| !s.ok).collect();
+            if !failed_units.is_empty() {
+                let text: String = failed_units.iter().map(|s| s.output.as_str()).collect();
+                let timed_out = failed_units.iter().any(|s| s.timed_out);
+                return failed(tidy(&text, &root), timed_out);
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let step = run_step(how.compiler, link, &root, left, &env)
+                .map_err(|e| BuildError::Io(format!("cannot run `{}`: {e}", how.compiler)))?;
+            if !step.ok {
+                return failed(tidy(&step.output, &root), step.timed_out);
+            }
         }
     }
     if !program.is_file() {
@@ -284,6 +321,63 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         cache::store_program(folder, key, &program);
     }
     Ok(built(tmp))
+}
+
+/// What a build runs.
+enum Steps {
+    /// Commands run one after the other in the upload's root: `make`,
+    /// CMake's two, or `--build`'s shell.
+    Commands(Vec<(String, Vec<OsString>)>),
+    /// Every source compiled on its own (each from the unit cache when it
+    /// has it), then one link: what `g++ FLAGS *.cpp -o chess` does, with
+    /// its objects in a folder of the build instead of the system's
+    /// temporary one.
+    Units {
+        units: Vec<Unit>,
+        link: Vec<OsString>,
+    },
+}
+
+/// Where a build of sources puts its objects (in the upload's copy, so
+/// that the linker's messages name them `.chessgrade-objects/main.o`).
+const OBJECT_DIR: &str = ".chessgrade-objects";
+
+/// The steps of a build of `files` (the upload's `.cpp` and `.cc`) with the
+/// course's flags (and a checked build's), into `binary`.
+fn sources_steps(
+    how: &ConsoleBuild,
+    root: &Path,
+    binary: &Path,
+    files: Vec<PathBuf>,
+) -> Result<Steps, BuildError> {
+    let mut flags: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
+    if let Some(tool) = how.memcheck {
+        flags.extend(tool.compile_flags().into_iter().map(OsString::from));
+    }
+    let objects = root.join(OBJECT_DIR);
+    // An uploaded file or folder of that name is not the build's.
+    let _ = std::fs::remove_file(&objects).or_else(|_| std::fs::remove_dir_all(&objects));
+    std::fs::create_dir(&objects)
+        .map_err(|e| BuildError::Io(format!("{}: {e}", objects.display())))?;
+    let mut link = flags.clone();
+    link.extend(["-o".into(), binary.as_os_str().to_owned()]);
+    let mut units = Vec::new();
+    for (i, source) in files.into_iter().enumerate() {
+        let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+        let object = objects.join(format!("{i}-{stem}.o"));
+        let mut command = flags.clone();
+        if how.memcheck.is_some() {
+            command.push(crate::memcheck::source_root_flag(root));
+        }
+        command.extend(["-c".into(), source.clone().into_os_string()]);
+        link.push(object.clone().into_os_string());
+        units.push(Unit {
+            source,
+            command,
+            object,
+        });
+    }
+    Ok(Steps::Units { units, link })
 }
 
 /// Where a checked build's compiler wrappers are (in the upload's copy).

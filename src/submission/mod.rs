@@ -13,6 +13,7 @@
 mod cache;
 mod console;
 mod lab3;
+mod units;
 
 pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 

@@ -11,7 +11,7 @@
 //! tests/it/isolation.rs.
 
 use crate::helpers::{
-    cache_entry_kind, command, copy_dir, output, root, script_upload, submission,
+    cache_entry_kind, command, console_fixture, copy_dir, output, root, script_upload, submission,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -597,4 +597,78 @@ fn a_build_that_misses_reuses_the_units_it_shares_with_earlier_builds() {
         8 + 7,
         "every unit of the changed upload is new"
     );
+}
+
+/// A console upload of `.cpp` files (CUHK's, no Makefile) is compiled a
+/// file at a time with the course's flags, each file's object kept in the
+/// unit cache: a mutant that differs in one `.cpp` adds one object and
+/// fails as it does built from nothing; a file that does not compile is
+/// the student's compile error, as one `g++ *.cpp` would say it.
+#[test]
+fn a_console_build_of_sources_reuses_the_units_it_shares_with_earlier_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let grade = |upload: &Path| -> (Option<i32>, String) {
+        let out = output(command(root()).args([
+            "grade",
+            "--submission",
+            upload.to_str().unwrap(),
+            "scenarios/cuhk/console",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--color",
+            "never",
+        ]));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let count = |kind: &str| {
+        entry_kinds(&cache.join("objects"))
+            .values()
+            .filter(|k| *k == kind)
+            .count()
+    };
+    let correct = console_fixture("cuhk-correct");
+    let sources = std::fs::read_dir(&correct)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "cpp")
+        })
+        .count();
+    assert!(sources > 1, "{sources}");
+    let (code, text) = grade(&correct);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!((count("object"), count("manifest")), (sources, sources));
+
+    // The mutant differs from the correct upload in game.cpp (and its
+    // BUG note, which no unit reads).
+    let (code, text) = grade(&console_fixture("cuhk-mutant-wrong-winner"));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("FAIL cuhk/console/invalid_inputs_then_a_pawn_capture_and_z0_z0.txt"),
+        "{text}"
+    );
+    assert_eq!(count("object"), sources + 1);
+
+    // One file that does not compile: the compiler's message names it,
+    // nothing of it is kept, and the grade is the student's compile error.
+    let broken = dir.path().join("broken");
+    copy_dir(&correct, &broken);
+    std::fs::write(broken.join("knight.cpp"), "int f() { return nope; }\n").unwrap();
+    let (code, text) = grade(&broken);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("knight.cpp:1:"), "{text}");
+    assert!(
+        text.contains("compile_error") || text.contains("compile error"),
+        "{text}"
+    );
+    assert_eq!(count("object"), sources + 1);
 }

@@ -320,7 +320,11 @@ fn a_fifo_header_never_reaches_the_compiler() {
 
 /// A Lab 3 submission whose compile never ends (a constant expression
 /// that loops for billions of steps): at `--compile-timeout` the whole
-/// build (driver and cc1plus) is killed.
+/// build (driver and cc1plus) is killed. The loops are nested, each under
+/// GCC's limit of 262,144 iterations a loop (one loop of 2^40 steps is
+/// refused at that limit in well under a second, a compile error that only
+/// lost the race while the upload's other units were compiled beside it,
+/// not once they come from the unit cache).
 #[test]
 fn a_compiler_that_never_finishes_is_stopped_at_the_compile_timeout() {
     let tmp = tempfile::tempdir().unwrap();
@@ -330,7 +334,7 @@ fn a_compiler_that_never_finishes_is_stopped_at_the_compile_timeout() {
     let name = format!("{}.cc", marker("slow"));
     std::fs::write(
         sub.join(&name),
-        "constexpr long spin() { long s = 0; for (long i = 0; i < (1L << 40); i++) s += i; return s; }\n\
+        "constexpr long spin() { long s = 0; for (long i = 0; i < 200000; i++) for (long j = 0; j < 200000; j++) s += i ^ j; return s; }\n\
          static_assert(spin() != 1, \"never decided\");\n",
     )
     .unwrap();
