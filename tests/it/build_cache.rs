@@ -6,12 +6,15 @@
 //! entry is built again and the grade does not change; `--no-build-cache`
 //! neither reads nor writes; two graders sharing one cache folder at once
 //! leave it whole; a Lab 3 build that misses compiles only the units no
-//! earlier build had. Each test has its own cache folder (`--build-cache`).
+//! earlier build had. Each test has its own cache folder (`--build-cache`);
+//! those of whole builds start with the run's unit objects
+//! ([`seeded_course`]), the unit cache's own tests empty.
 //! The confinement side (a submission cannot reach the cache) is in
 //! tests/it/isolation.rs.
 
 use crate::helpers::{
-    cache_entry_kind, command, console_fixture, copy_dir, output, root, script_upload, submission,
+    cache_entry_kind, cache_home, command, console_fixture, copy_dir, lab3_engine, output, root,
+    script_upload, submission,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,53 @@ fn course(members: &[(&str, &str)]) -> tempfile::TempDir {
         copy_dir(&submission(fixture), &dir.path().join("class").join(name));
     }
     dir
+}
+
+/// [`course`] with its cache folder holding the run's unit objects and
+/// Lab 3 adapter (from `target/tmp/xdg-cache/chessgrade/`, where
+/// `helpers::lab3_engine` compiled `lab3-correct` once per run): for the
+/// tests of whole builds, whose uploads then compile only the units the
+/// correct one lacks, and link. The unit cache's own tests start empty.
+fn seeded_course(members: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = course(members);
+    seed(&dir.path().join("cache"));
+    dir
+}
+
+/// Copies the run's unit objects and Lab 3 adapter into the cache folder
+/// `cache` (see [`seeded_course`]).
+fn seed(cache: &Path) {
+    lab3_engine("lab3-correct");
+    let shared = cache_home().join("chessgrade");
+    std::fs::create_dir_all(cache.join("objects")).unwrap();
+    // Whole entries only: not another run's temporary files (`.name`).
+    let entries = |folder: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(folder)
+            .into_iter()
+            .flatten()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .filter(|p| p.extension().is_some_and(|x| x == "entry"))
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .collect()
+    };
+    for entry in entries(&shared.join("objects")) {
+        std::fs::copy(
+            &entry,
+            cache.join("objects").join(entry.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    for entry in entries(&shared) {
+        if entry
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("lab3-adapter-")
+        {
+            std::fs::copy(&entry, cache.join(entry.file_name().unwrap())).unwrap();
+        }
+    }
 }
 
 /// `grade --class class scenarios/lab3/pawns` in `course`, with its cache
@@ -178,7 +228,7 @@ const DOUBLE_STEP_SNAPSHOT: &str =
 
 #[test]
 fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
-    let course = course(&[
+    let course = seeded_course(&[
         ("correct", "lab3-correct"),
         ("mutant", "lab3-mutant-no-double-step"),
         ("broken", "hostile-compile-error"),
@@ -270,7 +320,7 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
 
 #[test]
 fn one_changed_header_byte_rebuilds_that_upload_only() {
-    let course = course(&[("a", "lab3-correct"), ("b", "lab3-mutant-turn-in-isvalid")]);
+    let course = seeded_course(&[("a", "lab3-correct"), ("b", "lab3-mutant-turn-in-isvalid")]);
     let dir = course.path();
     let first = grade_class(dir, "scenarios/lab3/pawns", &[]);
     assert!(
@@ -294,7 +344,7 @@ fn one_changed_header_byte_rebuilds_that_upload_only() {
 
 #[test]
 fn a_truncated_or_altered_entry_is_rebuilt_and_the_grade_is_the_same() {
-    let course = course(&[("mutant", "lab3-mutant-no-double-step")]);
+    let course = seeded_course(&[("mutant", "lab3-mutant-no-double-step")]);
     let dir = course.path();
     let first = grade_class(dir, "scenarios/lab3/pawns", &[]);
     assert_eq!(first.points(), [("mutant", "6/9")], "{}", first.text);
@@ -368,6 +418,9 @@ fn no_build_cache_neither_reads_nor_writes_uploads_builds() {
         );
         graded(out, &json)
     };
+    // The units and the adapter are there already: what is tested is
+    // whether uploads' builds are read and written.
+    seed(&dir.join("xdg/chessgrade"));
     let default_builds = dir.join("xdg/chessgrade/builds");
     let first = run(&["--no-build-cache"]);
     assert_eq!(first.points(), [("correct", "9/9")], "{}", first.text);
@@ -405,7 +458,7 @@ fn a_cache_folder_the_submissions_may_read_is_refused() {
 
 #[test]
 fn two_graders_sharing_a_cache_at_once_leave_it_whole() {
-    let course = course(&[
+    let course = seeded_course(&[
         ("correct", "lab3-correct"),
         ("static", "lab3-static-state"),
         ("broken", "hostile-compile-error"),
