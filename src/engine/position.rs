@@ -9,7 +9,7 @@
 //! (see `docs/perft.md`, "Lean play/undo", for what each choice measured).
 
 use super::board::{Board, BoardText};
-use super::movegen::{self, Context, Move, MoveKind, Scope};
+use super::movegen::{self, Context, KindAt, Move, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
 use super::untouched::{CellsUndo, Untouched, UntouchedBits, UntouchedCells};
@@ -119,12 +119,12 @@ impl CastlingRights {
         // Rights name rooks on the home rows: only those squares matter.
         // Two of them but for castling (rare), not four.
         let last = dims.rows() - 1;
-        let touched = Touched::of(mv, dims);
-        let squares = match mv.kind {
-            MoveKind::Castle { .. } => &touched.squares[..],
-            _ => &touched.squares[..2],
+        let touched = Touched::of(mv);
+        let indices = match mv.kind_at() {
+            KindAt::Castle { .. } => &touched.indices[..],
+            _ => &touched.indices[..2],
         };
-        for &sq in squares {
+        for sq in indices.iter().map(|&i| dims.square_of_index(i)) {
             if sq.row() == 0 || sq.row() == last {
                 self.touch(sq, dims);
             }
@@ -301,23 +301,20 @@ impl UndoRecord {
 }
 
 /// The squares a move empties or fills (from, to, and the rook's from and
-/// to for castling; from and to again otherwise), as squares and indices.
+/// to for castling; from and to again otherwise), as indices.
 struct Touched {
-    squares: [Square; 4],
     indices: [usize; 4],
 }
 
 impl Touched {
     #[inline(always)]
-    fn of(mv: Move, dims: Dims) -> Touched {
-        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
-        match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => Touched {
-                squares: [mv.from, mv.to, rook_from, rook_to],
-                indices: [from, to, dims.index(rook_from), dims.index(rook_to)],
+    fn of(mv: Move) -> Touched {
+        let (from, to) = mv.indices();
+        match mv.kind_at() {
+            KindAt::Castle { rook_from, rook_to } => Touched {
+                indices: [from, to, rook_from, rook_to],
             },
             _ => Touched {
-                squares: [mv.from, mv.to, mv.from, mv.to],
                 indices: [from, to, from, to],
             },
         }
@@ -620,7 +617,7 @@ impl Position {
         let Some(mv) = self.find_move(from, to, None) else {
             return false;
         };
-        if self.board.get(mv.from).map(|p| p.color) != Some(self.state.turn()) {
+        if self.board.get(mv.from()).map(|p| p.color) != Some(self.state.turn()) {
             return false;
         }
         self.play(mv);
@@ -639,18 +636,13 @@ impl Position {
     /// board, goes the general way, out of line.
     #[inline(always)]
     pub fn play(&mut self, mv: Move) -> UndoRecord {
-        // Exact on a board of at most 64 squares, the only ones the short
-        // path takes (`carry_small` declines the others).
         let (from, to) = mv.indices();
-        if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
+        if mv.is_carry()
             && let Some(captured) = self.board.carry_small(mv.piece(), from, to)
         {
             return self.after_small_carry(mv, from, to, mv.piece(), captured);
         }
-        // Computed here, as the general path's callers always did: out of
-        // line, it came out 20 instructions longer (10x8, every leaf).
-        let dims = self.dims();
-        self.play_general(mv, dims.index(mv.from), dims.index(mv.to))
+        self.play_general(mv, from, to)
     }
 
     /// The rest of [`Position::play`] once [`Board::carry_small`] has
@@ -681,13 +673,10 @@ impl Position {
             self.drop_rights_small(bits, mover);
         }
         let state = &mut self.state;
-        state.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
-                self.board
-                    .dims()
-                    .at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
-            )),
-            _ => EnPassant::NONE,
+        state.en_passant = match mv.is_double_step() && self.rules.en_passant {
+            // The square crossed: between the two, in the same column.
+            true => EnPassant::new(Some(self.board.dims().square_of_index((from + to) / 2))),
+            false => EnPassant::NONE,
         };
         state.halfmove_clock = match mover.role == Role::Pawn || captured.is_some() {
             true => 0,
@@ -837,37 +826,36 @@ impl Position {
         // The other kinds on a board of at most 64 squares: square indices
         // below 64, and untouched flags as the state's bits.
         let bit = |i: usize| 1u64 << (i % 64);
-        match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => {
-                let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+        match mv.kind_at() {
+            KindAt::Castle { rook_from, rook_to } => {
+                let squares = [from, to, rook_from, rook_to];
                 if let Some(king) = self.board.castle_small(squares) {
                     let bits = squares.iter().fold(0, |bits, &i| bits | bit(i));
                     return self.after_small_special(mv, bits, king, None);
                 }
             }
-            MoveKind::Promotion(role) => {
+            KindAt::Promotion(role) => {
                 if let Some((pawn, captured)) = self.board.promote_small(from, to, role) {
                     return self.after_small_special(mv, bit(from) | bit(to), pawn, captured);
                 }
             }
-            MoveKind::EnPassant { captured } => {
-                let at = dims.index(captured);
+            KindAt::EnPassant { captured: at } => {
                 if let Some((pawn, taken)) = self.board.en_passant_small(from, to, at) {
                     let bits = bit(from) | bit(to);
                     return self.after_small_special(mv, bits, pawn, Some(taken));
                 }
             }
-            MoveKind::Normal | MoveKind::DoubleStep => {}
+            KindAt::Carry => {}
         }
         let mover = self.board.at(from);
         let old_state = self.state;
-        let (captured, untouched_cells) = match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep if from != to => (
+        let (captured, untouched_cells) = match mv.is_carry() && from != to {
+            true => (
                 self.board.carry_at(from, to),
                 self.clear_untouched([from, to]),
             ),
-            _ => {
-                let touched = Touched::of(mv, dims);
+            false => {
+                let touched = Touched::of(mv);
                 let untouched = self.clear_untouched(touched.indices);
                 (self.board.make_at(mv, from, to), untouched)
             }
@@ -882,19 +870,17 @@ impl Position {
         };
         // Only a king's move or one from or onto a home row (where the
         // rights' rooks stand) can drop a right.
-        let last = dims.rows() - 1;
-        let home = |sq: Square| sq.row() == 0 || sq.row() == last;
+        let last_row_start = dims.len() - dims.cols() as usize;
+        let home = |i: usize| i < dims.cols() as usize || i >= last_row_start;
         if !self.state.castling.is_empty()
-            && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
+            && (home(from) || home(to) || mover.is_some_and(|p| p.role == Role::King))
         {
             self.drop_rights(mv, mover);
         }
         let state = &mut self.state;
-        state.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
-                dims.at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
-            )),
-            _ => EnPassant::NONE,
+        state.en_passant = match mv.is_double_step() && self.rules.en_passant {
+            true => EnPassant::new(Some(dims.square_of_index((from + to) / 2))),
+            false => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
         state.halfmove_clock = if pawn_move || captured.is_some() {
@@ -926,28 +912,26 @@ impl Position {
     #[inline(never)]
     fn undo_general(&mut self, record: &UndoRecord) {
         let mv = record.mv;
-        let dims = self.dims();
-        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
+        let (from, to) = mv.indices();
         if let (SPECIAL, Some(mover)) = (record.small, record.mover) {
             // Played by the board's short path for its kind (carries never
             // are: they have their own).
-            return match (mv.kind, record.captured) {
-                (MoveKind::Castle { rook_from, rook_to }, _) => {
-                    let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+            return match (mv.kind_at(), record.captured) {
+                (KindAt::Castle { rook_from, rook_to }, _) => {
+                    let squares = [from, to, rook_from, rook_to];
                     self.board.uncastle_small(squares, mover)
                 }
-                (MoveKind::Promotion(role), captured) => {
+                (KindAt::Promotion(role), captured) => {
                     self.board.unpromote_small(from, to, mover, captured, role)
                 }
-                (MoveKind::EnPassant { captured }, Some(taken)) => {
-                    let at = dims.index(captured);
+                (KindAt::EnPassant { captured: at }, Some(taken)) => {
                     self.board.un_en_passant_small(from, to, at, mover, taken)
                 }
                 _ => {}
             };
         }
-        match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep if from != to => {
+        match mv.is_carry() && from != to {
+            true => {
                 match record.mover {
                     Some(mover) => self.board.uncarry_at(from, to, mover, record.captured),
                     // Nothing was carried (not a legal move): the general way.
@@ -958,8 +942,8 @@ impl Position {
                         .restore([from, to], record.untouched_cells);
                 }
             }
-            _ => {
-                let touched = Touched::of(mv, dims);
+            false => {
+                let touched = Touched::of(mv);
                 self.board.unmake_at(mv, record.captured, from, to);
                 if self.untouched_cells.in_use() {
                     self.untouched_cells
