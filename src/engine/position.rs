@@ -263,10 +263,10 @@ pub struct UndoRecord {
     /// What puts back the untouched flags of from, to, rook_from, rook_to
     /// on a board of over 128 squares (smaller ones: `state`).
     untouched_cells: CellsUndo,
+    /// The move, which also names the piece that stood on its square of
+    /// departure ([`Move::piece`]): undo puts it back without reading the
+    /// board it has just written.
     mv: Move,
-    /// What stood on the move's square of departure: undo puts it back
-    /// without reading the board it has just written.
-    mover: Option<Piece>,
     captured: Option<Piece>,
     /// The row-major indices of from and to (`from | to << 8`) when play
     /// took the fast path (a piece carried on a board of at most 64
@@ -280,13 +280,18 @@ pub struct UndoRecord {
 /// [`UndoRecord::small`] of a move played the general way.
 const NOT_SMALL: u32 = u32::MAX;
 
+/// [`UndoRecord::small`] of a move played the general way from an empty
+/// square (not a legal move: nothing was carried, and undo takes it back
+/// the general way rather than put the move's piece there).
+const EMPTY_FROM: u32 = u32::MAX - 1;
+
 /// [`UndoRecord::small`] of a castling, a promotion or an en-passant
 /// capture on a board of at most 64 squares ([`Board::castle_small`],
 /// [`Board::promote_small`], [`Board::en_passant_small`]): above every
-/// pair of indices, below [`NOT_SMALL`], so undo's one test for the common
-/// move sends it to the out-of-line path, which tells them apart by the
-/// move's kind.
-const SPECIAL: u32 = u32::MAX - 1;
+/// pair of indices, below [`NOT_SMALL`] and [`EMPTY_FROM`], so undo's one
+/// test for the common move sends it to the out-of-line path, which tells
+/// them apart by the move's kind.
+const SPECIAL: u32 = u32::MAX - 2;
 
 impl UndoRecord {
     /// The move this record takes back (play it again to redo).
@@ -626,8 +631,8 @@ impl Position {
 
     /// Plays `mv`, which must be legal here (one of [`Position::legal_moves`]
     /// or [`Position::valid_moves`] of this very position: the short path
-    /// below takes the piece that moves from the move, not from the board),
-    /// and passes the turn. The record takes it back with
+    /// below, and undo on every path, take the piece that moves from the
+    /// move, not from the board), and passes the turn. The record takes it back with
     /// [`Position::undo`].
     ///
     /// A piece carried from one square to another on a board of at most 64
@@ -661,7 +666,6 @@ impl Position {
             state: self.state,
             untouched_cells: CellsUndo::default(),
             mv,
-            mover: Some(mover),
             captured,
             small: (from | to << 8) as u32,
         };
@@ -704,7 +708,6 @@ impl Position {
             state: self.state,
             untouched_cells: CellsUndo::default(),
             mv,
-            mover: Some(mover),
             captured,
             small: SPECIAL,
         };
@@ -864,9 +867,11 @@ impl Position {
             untouched_cells,
             state: old_state,
             mv,
-            mover,
             captured,
-            small: NOT_SMALL,
+            small: match mover {
+                Some(_) => NOT_SMALL,
+                None => EMPTY_FROM,
+            },
         };
         // Only a king's move or one from or onto a home row (where the
         // rights' rooks stand) can drop a right.
@@ -897,12 +902,13 @@ impl Position {
     /// as before it.
     #[inline(always)]
     pub fn undo(&mut self, record: UndoRecord) {
-        match record.mover {
-            Some(mover) if record.small < SPECIAL => {
+        match record.small < SPECIAL {
+            true => {
                 let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
-                self.board.uncarry_small(from, to, mover, record.captured);
+                self.board
+                    .uncarry_small(from, to, record.mv.piece(), record.captured);
             }
-            _ => self.undo_general(&record),
+            false => self.undo_general(&record),
         }
         self.state = record.state;
     }
@@ -913,7 +919,8 @@ impl Position {
     fn undo_general(&mut self, record: &UndoRecord) {
         let mv = record.mv;
         let (from, to) = mv.indices();
-        if let (SPECIAL, Some(mover)) = (record.small, record.mover) {
+        let mover = mv.piece();
+        if record.small == SPECIAL {
             // Played by the board's short path for its kind (carries never
             // are: they have their own).
             return match (mv.kind_at(), record.captured) {
@@ -932,10 +939,10 @@ impl Position {
         }
         match mv.is_carry() && from != to {
             true => {
-                match record.mover {
-                    Some(mover) => self.board.uncarry_at(from, to, mover, record.captured),
+                match record.small {
                     // Nothing was carried (not a legal move): the general way.
-                    None => self.board.unmake_at(mv, record.captured, from, to),
+                    EMPTY_FROM => self.board.unmake_at(mv, record.captured, from, to),
+                    _ => self.board.uncarry_at(from, to, mover, record.captured),
                 }
                 if self.untouched_cells.in_use() {
                     self.untouched_cells

@@ -383,6 +383,22 @@ fn undo_restores_every_move_kind() {
     assert_eq!(kinds.len(), 5, "every move kind was tried");
 }
 
+/// A move played where its square of departure is empty (not a legal
+/// move, which play's contract excludes) on a board that goes the general
+/// way carries nothing, and undo takes it back without putting the move's
+/// piece on that square.
+#[test]
+fn undo_of_a_move_from_an_empty_square_on_a_large_board_restores_it() {
+    let p = fen("rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1");
+    let e2e4 = p.find_uci("e2e4").unwrap();
+    let mut q = p.clone();
+    q.play(e2e4);
+    let mut r = q.clone();
+    let record = r.play(e2e4);
+    r.undo(record);
+    assert_eq!(r, q);
+}
+
 #[test]
 fn undo_restores_lab3_castling_memory() {
     let mut p = Position::from_fen(RuleSet::lab3(), "r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1").unwrap();
