@@ -173,6 +173,17 @@ impl Square {
         }
     }
 
+    /// The square of row-major index `index` on a board `width` columns
+    /// wide, which the caller knows it lies on (a move keeps its squares
+    /// as indices and the width: see `engine::Move`).
+    #[inline(always)]
+    pub(crate) fn of_index(index: u32, width: u32) -> Square {
+        Square {
+            row: (index / width) as u16,
+            col: (index % width) as u16,
+        }
+    }
+
     pub fn coord(self) -> Coord {
         Coord {
             row: self.row as i64,

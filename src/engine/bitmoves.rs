@@ -25,7 +25,7 @@ use super::movegen::{Context, Move, MoveKind, castling_rook_col, on_its_side};
 use super::position::{CastleSide, home_row};
 use super::rules::{Castling, RoleSet};
 use super::squareset::{Set256, Set512, SquareSet};
-use crate::domain::{Color, Piece, Role, Square};
+use crate::domain::{Color, Piece, Role};
 
 /// Where generated moves go.
 pub(super) trait Sink<S> {
@@ -98,17 +98,6 @@ impl Count {
     }
 }
 
-/// Square `i` and the index a [`Move`] keeps of it: `i` on a board of at
-/// most 64 squares (which a board of one-word sets is, see
-/// [`super::board::SetIndex`]), 0 on larger ones.
-#[inline(always)]
-fn located<S: SquareSet>(g: &Geometry<S>, i: usize) -> (Square, usize) {
-    match S::CAPACITY <= 64 {
-        true => (g.square(i), i),
-        false => (g.square(i), 0),
-    }
-}
-
 /// One move for each member of `targets`, lowest first: `move_to(to)`
 /// builds it. (Reserving `targets.count()` first measured slower: without
 /// a popcount instruction in the baseline x86-64 target, a count costs
@@ -123,10 +112,8 @@ fn extend_each<S: SquareSet>(out: &mut Vec<Move>, targets: S, move_to: impl Fn(u
 impl<S: SquareSet> Sink<S> for Collect<'_> {
     #[inline]
     fn moves(&mut self, g: &Geometry<S>, piece: Piece, from: usize, targets: S, kind: MoveKind) {
-        let from = located(g, from);
-        extend_each(self.0, targets, |to| {
-            Move::at(piece, from, located(g, to), kind)
-        });
+        let template = Move::template(g.dims(), piece, kind).with_from(from);
+        extend_each(self.0, targets, |to| template.with_to(to));
     }
 
     fn promotions(
@@ -137,14 +124,10 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
         targets: S,
         roles: RoleSet,
     ) {
-        let from = located(g, from);
         for to in targets.members() {
-            let to = located(g, to);
-            self.0.extend(
-                roles
-                    .iter()
-                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
-            );
+            self.0.extend(roles.iter().map(|role| {
+                Move::template(g.dims(), pawn, MoveKind::Promotion(role)).between(from, to)
+            }));
         }
     }
 
@@ -153,9 +136,9 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
     }
 
     fn shifted(&mut self, g: &Geometry<S>, piece: Piece, targets: S, delta: isize, kind: MoveKind) {
+        let template = Move::template(g.dims(), piece, kind);
         extend_each(self.0, targets, |to| {
-            let from = to.wrapping_sub_signed(delta);
-            Move::at(piece, located(g, from), located(g, to), kind)
+            template.between(to.wrapping_sub_signed(delta), to)
         });
     }
 
@@ -169,12 +152,9 @@ impl<S: SquareSet> Sink<S> for Collect<'_> {
     ) {
         for to in targets.members() {
             let from = to.wrapping_sub_signed(delta);
-            let (from, to) = (located(g, from), located(g, to));
-            self.0.extend(
-                roles
-                    .iter()
-                    .map(|role| Move::at(pawn, from, to, MoveKind::Promotion(role))),
-            );
+            self.0.extend(roles.iter().map(|role| {
+                Move::template(g.dims(), pawn, MoveKind::Promotion(role)).between(from, to)
+            }));
         }
     }
 }
@@ -484,7 +464,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
             }
             let pawn = Piece::new(color, Role::Pawn);
             let kind = MoveKind::EnPassant { captured };
-            sink.one(Move::at(pawn, located(g, from), located(g, to), kind));
+            sink.one(Move::special(g.dims(), pawn, from, to, kind));
         }
     }
 
@@ -571,8 +551,7 @@ impl<'a, S: SquareSet> Side<'a, S> {
                 rook_to: at(rook_to),
             };
             let piece = Piece::new(color, Role::King);
-            let to = located(g, index(king_to));
-            sink.one(Move::at(piece, located(g, k), to, kind));
+            sink.one(Move::special(dims, piece, k, index(king_to), kind));
         }
     }
 }
@@ -586,7 +565,7 @@ mod tests {
 
     use super::super::movegen::{Scope, count_legal_moves, fast_legal_moves, mailbox_legal_moves};
     use super::super::{CastleSide, CastlingRights, MoveKind, MysteryShape, Position, RuleSet};
-    use super::{SetIndex, Sets, Side, SquareSet};
+    use super::{Move, SetIndex, Sets, Side, SquareSet};
     use crate::domain::{Color, Dims, Piece, Role, Square};
 
     use super::super::squareset::tests::Rng;
@@ -688,7 +667,7 @@ mod tests {
             &mut moves,
         );
         for mv in moves {
-            match mv.kind {
+            match mv.kind() {
                 MoveKind::Castle { .. } => kinds[0] += 1,
                 MoveKind::EnPassant { .. } => kinds[1] += 1,
                 MoveKind::Promotion(_) => kinds[2] += 1,
@@ -832,19 +811,25 @@ mod tests {
             if moves.is_empty() {
                 return;
             }
-            // Each move carries what stands on its square of departure
-            // and, on boards of at most 64 squares, its squares' indices.
+            // Each move carries what stands on its square of departure,
+            // its squares' indices on this board, and gives back its squares
+            // and kind (a move built again from them is the same word).
             let dims = pos.dims();
             for mv in &moves {
-                assert_eq!(pos.board().get(mv.from), Some(mv.piece()), "{what}: {mv:?}");
-                if dims.len() <= 64 {
-                    let indices = (dims.index(mv.from), dims.index(mv.to));
-                    assert_eq!(mv.indices(), indices, "{what}: {mv:?}");
-                }
+                assert_eq!(
+                    pos.board().get(mv.from()),
+                    Some(mv.piece()),
+                    "{what}: {mv:?}"
+                );
+                let (from, to) = (mv.from(), mv.to());
+                assert!(dims.contains(from) && dims.contains(to), "{what}: {mv:?}");
+                assert_eq!(mv.indices(), (dims.index(from), dims.index(to)), "{what}");
+                let again = Move::new(dims, mv.piece(), from, to, mv.kind());
+                assert_eq!(again, *mv, "{what}: {mv:?}");
             }
             for _ in 0..2 {
                 let mv = moves[rng.below(moves.len() as u64) as usize];
-                kinds[match mv.kind {
+                kinds[match mv.kind() {
                     MoveKind::Castle { .. } => 0,
                     MoveKind::EnPassant { .. } => 1,
                     MoveKind::Promotion(_) => 2,

@@ -10,7 +10,7 @@
 //! of index once for the whole move, not once per square it changes.
 
 use super::geometry::Geometry;
-use super::movegen::{Move, MoveKind};
+use super::movegen::{KindAt, Move};
 use super::rules::MysteryShape;
 use super::squareset::{Set256, Set512, SquareSet};
 use crate::domain::{Color, Dims, Piece, Role, Square};
@@ -273,11 +273,10 @@ impl Board {
     /// (play/undo is perft's hot path when every leaf is played).
     #[inline]
     pub(super) fn make_at(&mut self, mv: Move, from: usize, to: usize) -> Option<Piece> {
-        let dims = self.dims;
         let squares = &mut self.squares[..];
         match &mut self.sets {
-            SetIndex::U64(sets) => Cells::new(squares, sets).make(dims, mv, from, to),
-            SetIndex::U128(sets) => Cells::new(squares, sets).make(dims, mv, from, to),
+            SetIndex::U64(sets) => Cells::new(squares, sets).make(mv, from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).make(mv, from, to),
             _ => self.make_wide(mv, from, to),
         }
     }
@@ -287,14 +286,13 @@ impl Board {
     /// one-word paths stay small where they are inlined.
     #[inline(never)]
     fn make_wide(&mut self, mv: Move, from: usize, to: usize) -> Option<Piece> {
-        let dims = self.dims;
         let squares = &mut self.squares[..];
         match &mut self.sets {
-            SetIndex::Mailbox => Cells::new(squares, NoSets).make(dims, mv, from, to),
-            SetIndex::U64(sets) => Cells::new(squares, sets).make(dims, mv, from, to),
-            SetIndex::U128(sets) => Cells::new(squares, sets).make(dims, mv, from, to),
-            SetIndex::Words256(sets) => Cells::new(squares, &mut **sets).make(dims, mv, from, to),
-            SetIndex::Words512(sets) => Cells::new(squares, &mut **sets).make(dims, mv, from, to),
+            SetIndex::Mailbox => Cells::new(squares, NoSets).make(mv, from, to),
+            SetIndex::U64(sets) => Cells::new(squares, sets).make(mv, from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).make(mv, from, to),
+            SetIndex::Words256(sets) => Cells::new(squares, &mut **sets).make(mv, from, to),
+            SetIndex::Words512(sets) => Cells::new(squares, &mut **sets).make(mv, from, to),
         }
     }
 
@@ -302,11 +300,10 @@ impl Board {
     /// `captured`.
     #[inline]
     pub(super) fn unmake_at(&mut self, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
-        let dims = self.dims;
         let squares = &mut self.squares[..];
         match &mut self.sets {
-            SetIndex::U64(sets) => Cells::new(squares, sets).unmake(dims, mv, captured, from, to),
-            SetIndex::U128(sets) => Cells::new(squares, sets).unmake(dims, mv, captured, from, to),
+            SetIndex::U64(sets) => Cells::new(squares, sets).unmake(mv, captured, from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).unmake(mv, captured, from, to),
             _ => self.unmake_wide(mv, captured, from, to),
         }
     }
@@ -315,17 +312,16 @@ impl Board {
     /// [`Board::make_wide`]).
     #[inline(never)]
     fn unmake_wide(&mut self, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
-        let dims = self.dims;
         let squares = &mut self.squares[..];
         match &mut self.sets {
-            SetIndex::Mailbox => Cells::new(squares, NoSets).unmake(dims, mv, captured, from, to),
-            SetIndex::U64(sets) => Cells::new(squares, sets).unmake(dims, mv, captured, from, to),
-            SetIndex::U128(sets) => Cells::new(squares, sets).unmake(dims, mv, captured, from, to),
+            SetIndex::Mailbox => Cells::new(squares, NoSets).unmake(mv, captured, from, to),
+            SetIndex::U64(sets) => Cells::new(squares, sets).unmake(mv, captured, from, to),
+            SetIndex::U128(sets) => Cells::new(squares, sets).unmake(mv, captured, from, to),
             SetIndex::Words256(sets) => {
-                Cells::new(squares, &mut **sets).unmake(dims, mv, captured, from, to)
+                Cells::new(squares, &mut **sets).unmake(mv, captured, from, to)
             }
             SetIndex::Words512(sets) => {
-                Cells::new(squares, &mut **sets).unmake(dims, mv, captured, from, to)
+                Cells::new(squares, &mut **sets).unmake(mv, captured, from, to)
             }
         }
     }
@@ -722,35 +718,33 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
     }
 
     #[inline(always)]
-    fn make(&mut self, dims: Dims, mv: Move, from: usize, to: usize) -> Option<Piece> {
-        if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
-            && from != to
-        {
+    fn make(&mut self, mv: Move, from: usize, to: usize) -> Option<Piece> {
+        if mv.is_carry() && from != to {
             return self.carry(from, to);
         }
         let piece = self.set(from, None);
-        match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep => self.set(to, piece),
-            MoveKind::EnPassant { captured } => {
+        match mv.kind_at() {
+            KindAt::Carry => self.set(to, piece),
+            KindAt::EnPassant { captured } => {
                 self.set(to, piece);
-                self.set(dims.index(captured), None)
+                self.set(captured, None)
             }
-            MoveKind::Promotion(role) => self.set(to, piece.map(|p| Piece::new(p.color, role))),
-            MoveKind::Castle { rook_from, rook_to } => {
+            KindAt::Promotion(role) => self.set(to, piece.map(|p| Piece::new(p.color, role))),
+            KindAt::Castle { rook_from, rook_to } => {
                 // In Chess960-like setups the four squares may overlap: lift
                 // both pieces before putting either down.
-                let rook = self.set(dims.index(rook_from), None);
+                let rook = self.set(rook_from, None);
                 self.set(to, piece);
-                self.set(dims.index(rook_to), rook);
+                self.set(rook_to, rook);
                 None
             }
         }
     }
 
     #[inline(always)]
-    fn unmake(&mut self, dims: Dims, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
-        match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep if from != to => {
+    fn unmake(&mut self, mv: Move, captured: Option<Piece>, from: usize, to: usize) {
+        match mv.kind_at() {
+            KindAt::Carry if from != to => {
                 // The mover goes back (onto `from`, which the move left
                 // empty); the captured piece, if any, returns.
                 self.carry(to, from);
@@ -758,24 +752,24 @@ impl<'a, I: PieceIndex> Cells<'a, I> {
                     self.set(to, captured);
                 }
             }
-            MoveKind::Normal | MoveKind::DoubleStep => {
+            KindAt::Carry => {
                 let piece = self.set(to, captured);
                 self.set(from, piece);
             }
-            MoveKind::EnPassant { captured: at } => {
+            KindAt::EnPassant { captured: at } => {
                 let piece = self.set(to, None);
                 self.set(from, piece);
-                self.set(dims.index(at), captured);
+                self.set(at, captured);
             }
-            MoveKind::Promotion(_) => {
+            KindAt::Promotion(_) => {
                 let piece = self.set(to, captured);
                 self.set(from, piece.map(|p| Piece::new(p.color, Role::Pawn)));
             }
-            MoveKind::Castle { rook_from, rook_to } => {
-                let rook = self.set(dims.index(rook_to), None);
+            KindAt::Castle { rook_from, rook_to } => {
+                let rook = self.set(rook_to, None);
                 let king = self.set(to, None);
                 self.set(from, king);
-                self.set(dims.index(rook_from), rook);
+                self.set(rook_from, rook);
             }
         }
     }

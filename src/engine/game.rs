@@ -120,7 +120,7 @@ impl Game {
         let legal = !self.is_over()
             && self
                 .position
-                .check_move(Some(mv.from), Some(mv.to), mv.promotion())
+                .check_move(Some(mv.from()), Some(mv.to()), mv.promotion())
                 .is_ok();
         if legal {
             self.play(mv);
@@ -183,7 +183,7 @@ impl Game {
         // One move per (from, to): a promotion takes the rules' first role.
         let mut targets: HashMap<(Square, Square), Move> = HashMap::new();
         for m in self.position.legal_moves() {
-            targets.entry((m.from, m.to)).or_insert(m);
+            targets.entry((m.from(), m.to())).or_insert(m);
         }
         let movable: HashSet<Square> = targets.keys().map(|&(from, _)| from).collect();
         let pieces: Vec<Square> = (self.position.board().pieces())

@@ -56,9 +56,9 @@ pub(super) struct Geometry<S> {
     squares: Vec<Square>,
     /// The first [`NEAR`] of `squares` in an array, which an index taken
     /// from a one- or two-word set reads without a bounds check: move
-    /// generation looks up the squares of every move it writes out (their
+    /// generation looked up the squares of every move it wrote out (their
     /// two bounds checks were 4 of the listing loop's 19 instructions a
-    /// move).
+    /// move) until moves kept indices; en passant and castling still do.
     near: [Square; NEAR],
     at: Vec<SquareTables<S>>,
     /// Every square of the board.

@@ -34,88 +34,307 @@ pub enum MoveKind {
     Castle { rook_from: Square, rook_to: Square },
 }
 
-/// A move of the position it was generated in: it also carries the piece
-/// that moves ([`Move::piece`]), so that [`super::Position::play`] reads no
-/// board cell to know what to lift (reading it from the mailbox cell that
-/// the previous sibling's undo had just written was a tenth of an
-/// every-leaf perft's samples), and, on boards of at most 64 squares, the
-/// row-major indices of its squares, which the generator knows and play
-/// would otherwise work out with two multiplications. Only the engine
-/// builds moves. (Carrying the captured piece too was measured and
-/// dropped: looking it up for every move generated cost more than play's
-/// one read of the target cell.)
-///
-/// `repr(C)` puts `from` and `to` in the first eight bytes. A move is
-/// passed to [`super::Position::play`] in memory, copied there by the
-/// caller with a 16-byte and a narrower store; in the compiler's own
-/// layout `from` and `to` came last, and play's one 8-byte load of them
-/// straddled the two stores, which the CPU cannot forward: a stall on every
-/// move played (a quarter of `play`'s samples under `perf`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(C)]
-pub struct Move {
-    pub from: Square,
-    pub to: Square,
-    pub kind: MoveKind,
-    /// What stands on `from` (the pawn, for a promotion; the king, for
-    /// castling).
-    piece: Piece,
-    /// The row-major indices of `from` (low byte) and `to` (high byte) on
-    /// a board of at most 64 squares, so that play's short path (which
-    /// only such boards take) does not work them out from the rows and
-    /// columns (two multiplications and the board's width on every move
-    /// played); 0 on larger boards, whose moves go the general way.
-    indices: u32,
+/// [`MoveKind`] by the squares' indices, as the engine's general path
+/// reads it ([`Move::kind_at`]: no division to find a square).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum KindAt {
+    /// A normal move or a double step: one piece carried.
+    Carry,
+    EnPassant {
+        captured: usize,
+    },
+    Promotion(Role),
+    Castle {
+        rook_from: usize,
+        rook_to: usize,
+    },
 }
+
+/// A move of the position it was generated in, packed in one `u64` that
+/// the generator builds in a register and writes with one store: a move of
+/// separate fields was 24 bytes written with six stores, which made about
+/// half of the memory accesses an every-leaf perft made beyond shakmaty's
+/// (whose moves are five bytes); the word made that perft 8-13% faster
+/// (`docs/perft.md`, "Seventh round"). Read it through [`Move::from`],
+/// [`Move::to`], [`Move::kind`], [`Move::piece`] and [`Move::indices`].
+/// Only the engine builds moves.
+///
+/// The word holds, from the low bits:
+///
+/// | bits | what |
+/// |---|---|
+/// | 0–15 | row-major index of `from` (boards are at most 256x256) |
+/// | 16–31 | row-major index of `to` |
+/// | 32–39 | the board's width less one (1 to 256 columns) |
+/// | 40–47 | the piece that moves: colour (bit 0), role (bits 1–3) |
+/// | 48–55 | the kind: normal, double step, en passant, promotion, castle |
+/// | 56–63 | a promotion's role; an en-passant capture's column step; how far the castling rook stands from the king |
+///
+/// The squares are worked out from the indices and the width (a division:
+/// only notation and the mailbox path ask), so play takes the indices as
+/// they are. A kind's squares are the generators', kept as steps from the
+/// move's indices (no division on the general path either): an
+/// en-passant capture takes the pawn beside the taker (`from`'s row,
+/// `to`'s column: one column step), and a castle's rook, which stands on
+/// the king's row on the side it castles to, lands beside the king on the
+/// side it came from ([`super::CastleSide::landing`]).
+///
+/// It also carries the piece that moves ([`Move::piece`]), so that
+/// [`super::Position::play`] reads no board cell to know what to lift
+/// (reading it from the mailbox cell that the previous sibling's undo had
+/// just written was a tenth of an every-leaf perft's samples). (Carrying
+/// the captured piece too was measured and dropped: looking it up for
+/// every move generated cost more than play's one read of the target
+/// cell.)
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Move(u64);
+
+/// Bit offsets of [`Move`]'s fields.
+const TO: u32 = 16;
+const WIDTH: u32 = 32;
+const PIECE: u32 = 40;
+const KIND: u32 = 48;
+const EXTRA: u32 = 56;
+
+/// [`Move`]'s kind codes.
+const NORMAL: u64 = 0;
+const DOUBLE_STEP: u64 = 1;
+const EN_PASSANT: u64 = 2;
+const PROMOTION: u64 = 3;
+/// A castle with the rook on the king's right (towards the last column: the
+/// king side; the rook lands on the king's left), and on its left (the
+/// queen side).
+const CASTLE_KING: u64 = 4;
+const CASTLE_QUEEN: u64 = 5;
+
+/// A role from its discriminant (`role as u8`; anything past the last: the last).
+#[inline(always)]
+const fn role_of(code: u64) -> Role {
+    match code {
+        0 => Role::Pawn,
+        1 => Role::Knight,
+        2 => Role::Bishop,
+        3 => Role::Rook,
+        4 => Role::Queen,
+        5 => Role::King,
+        _ => Role::Mystery,
+    }
+}
+
+/// The pieces by their codes in a [`Move`] (colour in bit 0, role above;
+/// the codes no piece has: a Mystery piece). A lookup rather than
+/// arithmetic: the masks, compares and conditional moves of decoding the
+/// code cost play 17 instructions a leaf more (start position, every leaf
+/// played), and the role comes out in range for indexing the role sets.
+const PIECES: [Piece; 16] = {
+    let mut pieces = [Piece {
+        color: Color::Black,
+        role: Role::Mystery,
+    }; 16];
+    let mut code = 0;
+    while code < 16 {
+        let color = match code & 1 {
+            0 => Color::Black,
+            _ => Color::White,
+        };
+        pieces[code] = Piece {
+            color,
+            role: role_of(code as u64 >> 1),
+        };
+        code += 1;
+    }
+    pieces
+};
 
 impl Move {
     /// The move of `piece` from `from` to `to` on a board of `dims`.
     pub(super) fn new(dims: Dims, piece: Piece, from: Square, to: Square, kind: MoveKind) -> Move {
-        // Larger boards do not use the indices: no multiplications there.
-        let (i, j) = match dims.len() <= 64 {
-            true => (dims.index(from), dims.index(to)),
-            false => (0, 0),
-        };
-        Move::at(piece, (from, i), (to, j), kind)
+        Move::special(dims, piece, dims.index(from), dims.index(to), kind)
     }
 
-    /// [`Move::new`] from squares whose row-major indices the caller knows
-    /// (`i`, `j`: 0 on a board of over 64 squares).
+    /// [`Move::new`] from the squares' indices, for any kind; checks (in
+    /// debug builds) that the word gives back the kind's squares (see
+    /// [`Move`]).
     #[inline(always)]
-    pub(super) fn at(
+    pub(super) fn special(
+        dims: Dims,
         piece: Piece,
-        (from, i): (Square, usize),
-        (to, j): (Square, usize),
+        from: usize,
+        to: usize,
         kind: MoveKind,
     ) -> Move {
-        debug_assert!(i < 64 && j < 64);
-        let indices = (i | j << 8) as u32;
-        Move {
-            from,
-            to,
-            kind,
-            piece,
-            indices,
+        let (code, extra) = match kind {
+            MoveKind::EnPassant { captured } => {
+                let step = dims.index(captured) as i64 - from as i64;
+                debug_assert!(i8::try_from(step).is_ok());
+                (EN_PASSANT, step as i8 as u8 as u64)
+            }
+            MoveKind::Castle { rook_from, .. } => {
+                let rook = dims.index(rook_from);
+                match rook > from {
+                    true => (CASTLE_KING, (rook - from) as u64),
+                    false => (CASTLE_QUEEN, (from - rook) as u64),
+                }
+            }
+            kind => return Move::template(dims, piece, kind).between(from, to),
+        };
+        debug_assert!(extra <= 0xff);
+        let template = Move::template(dims, piece, MoveKind::Normal);
+        let mv = Move(template.between(from, to).0 | code << KIND | extra << EXTRA);
+        debug_assert_eq!(mv.kind(), kind, "{:?}", (mv.from(), mv.to()));
+        mv
+    }
+
+    /// A move of `piece` of `kind` (not an en-passant capture nor a
+    /// castle: [`Move::special`]) on a board of `dims`, from and to index
+    /// 0: [`Move::between`] puts the squares in (the generator builds one
+    /// template a piece and adds each target's index).
+    #[inline(always)]
+    pub(super) fn template(dims: Dims, piece: Piece, kind: MoveKind) -> Move {
+        let (code, extra) = match kind {
+            MoveKind::Normal => (NORMAL, 0),
+            MoveKind::DoubleStep => (DOUBLE_STEP, 0),
+            MoveKind::Promotion(role) => (PROMOTION, role as u64),
+            MoveKind::EnPassant { .. } | MoveKind::Castle { .. } => {
+                debug_assert!(false, "{kind:?} is built by Move::special");
+                (NORMAL, 0)
+            }
+        };
+        let piece = piece.color as u64 | (piece.role as u64) << 1;
+        Move((dims.cols() as u64 - 1) << WIDTH | piece << PIECE | code << KIND | extra << EXTRA)
+    }
+
+    /// This template ([`Move::template`]) from index `from` to index `to`.
+    #[inline(always)]
+    pub(super) fn between(self, from: usize, to: usize) -> Move {
+        self.with_from(from).with_to(to)
+    }
+
+    /// This template with `from` at index `from`.
+    #[inline(always)]
+    pub(super) fn with_from(self, from: usize) -> Move {
+        debug_assert!(from <= 0xffff && self.0 & 0xffff == 0);
+        Move(self.0 | from as u64)
+    }
+
+    /// This template with `to` at index `to`.
+    #[inline(always)]
+    pub(super) fn with_to(self, to: usize) -> Move {
+        debug_assert!(to <= 0xffff && self.0 >> TO & 0xffff == 0);
+        Move(self.0 | (to as u64) << TO)
+    }
+
+    /// The row-major indices of `from` and `to` (row times the board's
+    /// width plus column), as the generator wrote them.
+    #[inline(always)]
+    pub fn indices(self) -> (usize, usize) {
+        (self.0 as usize & 0xffff, (self.0 >> TO) as usize & 0xffff)
+    }
+
+    /// The width of the board the move was generated on.
+    #[inline(always)]
+    fn width(self) -> u32 {
+        (self.0 >> WIDTH & 0xff) as u32 + 1
+    }
+
+    /// The square of row-major index `i` on this move's board.
+    #[inline(always)]
+    fn square(self, i: usize) -> Square {
+        Square::of_index(i as u32, self.width())
+    }
+
+    /// The square the piece leaves.
+    pub fn from(self) -> Square {
+        self.square(self.indices().0)
+    }
+
+    /// The square the piece lands on (the king's, for castling).
+    pub fn to(self) -> Square {
+        self.square(self.indices().1)
+    }
+
+    /// The kind code (see [`Move`]).
+    #[inline(always)]
+    fn code(self) -> u64 {
+        self.0 >> KIND & 0xff
+    }
+
+    /// A normal move or a double step: one piece carried, nothing else
+    /// changed on the board (what play's short path takes).
+    #[inline(always)]
+    pub(super) fn is_carry(self) -> bool {
+        self.code() <= DOUBLE_STEP
+    }
+
+    #[inline(always)]
+    pub(super) fn is_double_step(self) -> bool {
+        self.code() == DOUBLE_STEP
+    }
+
+    /// The index of the pawn an en-passant capture takes (of another
+    /// move: nonsense).
+    #[inline(always)]
+    pub(super) fn captured_index(self) -> usize {
+        let step = (self.0 >> EXTRA) as u8 as i8;
+        self.indices().0.wrapping_add_signed(step as isize)
+    }
+
+    /// The indices a castle's rook leaves and lands on (of another move:
+    /// nonsense).
+    #[inline(always)]
+    pub(super) fn rook_indices(self) -> (usize, usize) {
+        let ((from, to), distance) = (self.indices(), (self.0 >> EXTRA) as usize);
+        match self.code() {
+            CASTLE_KING => (from + distance, to.wrapping_sub(1)),
+            _ => (from.wrapping_sub(distance), to + 1),
         }
     }
 
-    /// The row-major indices of from and to, on a board of at most 64
-    /// squares (0 and 0 on larger ones).
+    /// [`Move::kind`] by the squares' indices.
     #[inline(always)]
-    pub(super) fn indices(self) -> (usize, usize) {
-        let i = self.indices as usize;
-        (i & 0xff, i >> 8)
+    pub(super) fn kind_at(self) -> KindAt {
+        match self.code() {
+            NORMAL | DOUBLE_STEP => KindAt::Carry,
+            EN_PASSANT => KindAt::EnPassant {
+                captured: self.captured_index(),
+            },
+            PROMOTION => KindAt::Promotion(role_of(self.0 >> EXTRA)),
+            _ => {
+                let (rook_from, rook_to) = self.rook_indices();
+                KindAt::Castle { rook_from, rook_to }
+            }
+        }
+    }
+
+    /// What the move does besides carrying one piece from `from` to `to`.
+    pub fn kind(self) -> MoveKind {
+        match self.code() {
+            NORMAL => MoveKind::Normal,
+            DOUBLE_STEP => MoveKind::DoubleStep,
+            EN_PASSANT => MoveKind::EnPassant {
+                captured: self.square(self.captured_index()),
+            },
+            PROMOTION => MoveKind::Promotion(role_of(self.0 >> EXTRA)),
+            _ => {
+                let (rook_from, rook_to) = self.rook_indices();
+                MoveKind::Castle {
+                    rook_from: self.square(rook_from),
+                    rook_to: self.square(rook_to),
+                }
+            }
+        }
     }
 
     /// The piece that moves (the pawn, for a promotion; the king, for
     /// castling), as it stood on `from` when the move was generated.
+    #[inline(always)]
     pub fn piece(self) -> Piece {
-        self.piece
+        PIECES[(self.0 >> PIECE) as usize & 0xf]
     }
 
     pub fn promotion(self) -> Option<Role> {
-        match self.kind {
-            MoveKind::Promotion(role) => Some(role),
+        match self.code() {
+            PROMOTION => Some(role_of(self.0 >> EXTRA)),
             _ => None,
         }
     }
@@ -127,18 +346,29 @@ impl Move {
     /// that it never reads like another king move. Files past `z` continue
     /// `aa`, `ab`, ...
     pub fn uci(self, dims: Dims) -> String {
-        let to = match self.kind {
-            MoveKind::Castle { rook_from, .. } if self.from.col().abs_diff(self.to.col()) != 2 => {
-                rook_from
-            }
-            _ => self.to,
+        let (from, to) = (self.from(), self.to());
+        let to = match self.kind() {
+            MoveKind::Castle { rook_from, .. } if from.col().abs_diff(to.col()) != 2 => rook_from,
+            _ => to,
         };
-        let mut s = square_name(dims, self.from);
+        let mut s = square_name(dims, from);
         s.push_str(&square_name(dims, to));
         if let Some(role) = self.promotion() {
             s.push(role.letter());
         }
         s
+    }
+}
+
+/// Readable fields, not the word.
+impl std::fmt::Debug for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Move")
+            .field("from", &self.from())
+            .field("to", &self.to())
+            .field("kind", &self.kind())
+            .field("piece", &self.piece())
+            .finish()
     }
 }
 
@@ -181,11 +411,11 @@ pub fn parse_square(dims: Dims, text: &str) -> Option<Square> {
 /// Plays `mv` on `board` without any legality check; returns what it captured.
 #[inline]
 pub(super) fn make(board: &mut Board, mv: Move) -> Option<Piece> {
-    let dims = board.dims();
-    make_at(board, mv, dims.index(mv.from), dims.index(mv.to))
+    let (from, to) = mv.indices();
+    make_at(board, mv, from, to)
 }
 
-/// [`make`], given the indices of `mv.from` and `mv.to`.
+/// [`make`], given the indices of `mv.from()` and `mv.to()`.
 #[inline(always)]
 pub(super) fn make_at(board: &mut Board, mv: Move, from: usize, to: usize) -> Option<Piece> {
     board.make_at(mv, from, to)
@@ -194,11 +424,11 @@ pub(super) fn make_at(board: &mut Board, mv: Move, from: usize, to: usize) -> Op
 /// Takes back `mv` played by [`make`], which captured `captured`.
 #[inline]
 pub(super) fn unmake(board: &mut Board, mv: Move, captured: Option<Piece>) {
-    let dims = board.dims();
-    unmake_at(board, mv, captured, dims.index(mv.from), dims.index(mv.to));
+    let (from, to) = mv.indices();
+    unmake_at(board, mv, captured, from, to);
 }
 
-/// [`unmake`], given the indices of `mv.from` and `mv.to`.
+/// [`unmake`], given the indices of `mv.from()` and `mv.to()`.
 #[inline(always)]
 pub(super) fn unmake_at(
     board: &mut Board,
@@ -268,7 +498,7 @@ pub(super) fn fast_legal_moves(
         return false;
     }
     if scope == Scope::AllSorted {
-        out[start..].sort_by_key(|mv| (mv.from, mv.to));
+        out[start..].sort_by_key(|mv| mv.indices());
     }
     true
 }
@@ -298,7 +528,7 @@ pub(super) fn mailbox_legal_moves(
         let start = out.len();
         pseudo_moves(board, ctx, from, piece, out);
         if let Scope::FromTo(_, to) = scope {
-            retain_from(out, start, |mv| mv.to == to);
+            retain_from(out, start, |mv| mv.to() == to);
         }
         if out.len() == start {
             return;
@@ -309,7 +539,7 @@ pub(super) fn mailbox_legal_moves(
             retain_from(out, start, |mv| safety.allows(board, *mv, piece.color));
         }
         if scope == Scope::AllSorted {
-            out[start..].sort_by_key(|mv| mv.to);
+            out[start..].sort_by_key(|mv| mv.indices().1);
         }
     };
     match scope {
@@ -607,7 +837,7 @@ impl Safety {
             Safety::Kings(views) => views.as_slice(),
             Safety::ByPlaying(kings) => return kings_safe_after(board, mv, color, kings),
         };
-        match mv.kind {
+        match mv.kind() {
             // Moves that change two lines at once: see what happens.
             MoveKind::Castle { .. } | MoveKind::EnPassant { .. } => {
                 let kings: Vec<Square> = views.iter().map(|v| v.king).collect();
@@ -624,7 +854,7 @@ fn kings_safe_after(board: &mut Board, mv: Move, color: Color, kings: &[Square])
     let captured = make(board, mv);
     let safe = kings
         .iter()
-        .map(|&k| if k == mv.from { mv.to } else { k })
+        .map(|&k| if k == mv.from() { mv.to() } else { k })
         .all(|k| !is_attacked(board, k, color.opponent()));
     unmake(board, mv, captured);
     safe
@@ -686,21 +916,22 @@ impl KingView {
     /// Does `mv`, which moves one piece (no castling, no en passant),
     /// leave this king unattacked?
     fn allows(&self, board: &Board, mv: Move, color: Color) -> bool {
-        if mv.from == self.king {
-            return !attacked_ignoring(board, mv.to, color.opponent(), Some(self.king));
+        let (from, to) = (mv.from(), mv.to());
+        if from == self.king {
+            return !attacked_ignoring(board, to, color.opponent(), Some(self.king));
         }
         if self.checkers > 1 {
             return false;
         }
         let pins = &self.pins[..self.pin_count];
-        if let Some(&(_, step)) = pins.iter().find(|(sq, _)| *sq == mv.from)
-            && steps_to(self.king, step, mv.to).is_none()
+        if let Some(&(_, step)) = pins.iter().find(|(sq, _)| *sq == from)
+            && steps_to(self.king, step, to).is_none()
         {
             return false;
         }
         match self.check {
             Some((checker, step, dist)) if self.checkers == 1 => {
-                mv.to == checker || steps_to(self.king, step, mv.to).is_some_and(|t| t < dist)
+                to == checker || steps_to(self.king, step, to).is_some_and(|t| t < dist)
             }
             _ => true,
         }
@@ -719,4 +950,82 @@ fn steps_to(from: Square, step: (i32, i32), to: Square) -> Option<i32> {
         return None;
     };
     (t >= 1 && dr == t * step.0 && dc == t * step.1).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Move, MoveKind};
+    use crate::domain::{Color, Dims, Piece, Role, Square};
+
+    /// The moves of every kind from `from` to near `to` on a board of
+    /// `dims`, shaped as the generators shape them: an en-passant capture
+    /// one column aside, taking the pawn beside the taker; a castle along
+    /// `from`'s row, its rook in a corner on the side it castles to,
+    /// landing beside the king on the other.
+    fn every_kind(dims: Dims, from: Square, to: Square) -> Vec<(Square, Square, MoveKind)> {
+        let (c, row) = (dims.cols() - 1, from.row());
+        let mut moves = vec![
+            (from, to, MoveKind::Normal),
+            (from, to, MoveKind::DoubleStep),
+        ];
+        moves.extend(Role::ALL.map(|role| (from, to, MoveKind::Promotion(role))));
+        let beside = [
+            from.col().checked_sub(1),
+            Some(from.col() + 1).filter(|&t| t <= c),
+        ];
+        for to_col in beside.into_iter().flatten() {
+            let to = dims.at(to.row(), to_col);
+            let captured = dims.at(row, to_col);
+            moves.push((from, to, MoveKind::EnPassant { captured }));
+        }
+        let king_to = dims.at(row, to.col());
+        if from.col() < c && to.col() >= 1 {
+            let (rook_from, rook_to) = (dims.at(row, c), dims.at(row, to.col() - 1));
+            moves.push((from, king_to, MoveKind::Castle { rook_from, rook_to }));
+        }
+        if from.col() > 0 && to.col() < c {
+            let (rook_from, rook_to) = (dims.at(row, 0), dims.at(row, to.col() + 1));
+            moves.push((from, king_to, MoveKind::Castle { rook_from, rook_to }));
+        }
+        moves
+    }
+
+    /// Every kind of move, on boards from 1x1 to 256x256 (square indices
+    /// up to 65,535, widths 1 to 256), at the corners and the middle: the
+    /// word gives back the squares, indices, kind and piece it was built
+    /// from.
+    #[test]
+    fn a_move_word_gives_back_what_it_was_built_from() {
+        let sides = [1, 2, 5, 7, 8, 12, 16, 31, 64, 100, 255, 256];
+        for rows in sides {
+            for cols in sides {
+                let dims = Dims::new(rows, cols).unwrap();
+                let (r, c) = (rows as u16 - 1, cols as u16 - 1);
+                let corners = [(0, 0), (0, c), (r, 0), (r, c), (r / 2, c / 2)];
+                for &(fr, fc) in &corners {
+                    for &(tr, tc) in &corners {
+                        let (from, to) = (dims.at(fr, fc), dims.at(tr, tc));
+                        for (from, to, kind) in every_kind(dims, from, to) {
+                            for color in [Color::Black, Color::White] {
+                                for role in Role::ALL {
+                                    let piece = Piece::new(color, role);
+                                    let mv = Move::new(dims, piece, from, to, kind);
+                                    let what = (dims, from, to, kind, piece);
+                                    assert_eq!((mv.from(), mv.to()), (from, to), "{what:?}");
+                                    let indices = (dims.index(from), dims.index(to));
+                                    assert_eq!(mv.indices(), indices, "{what:?}");
+                                    assert_eq!(mv.kind(), kind, "{what:?}");
+                                    assert_eq!(mv.piece(), piece, "{what:?}");
+                                    let carry =
+                                        matches!(kind, MoveKind::Normal | MoveKind::DoubleStep);
+                                    assert_eq!(mv.is_carry(), carry);
+                                    assert_eq!(mv.is_double_step(), kind == MoveKind::DoubleStep);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -99,11 +99,11 @@ pub fn format_move(notation: Notation, dims: Dims, mv: Move) -> String {
         Notation::Uci => mv.uci(dims),
         Notation::Jhu => {
             let name = |sq: Square| format!("{}{}", file_name(sq.col()), dims.rows() - sq.row());
-            format!("{}{}", name(mv.from), name(mv.to)).to_ascii_uppercase()
+            format!("{}{}", name(mv.from()), name(mv.to())).to_ascii_uppercase()
         }
         Notation::Cuhk => {
             let cell = |sq: Square| format!("{}{}", file_name(sq.col()), sq.row() + 1);
-            format!("{} {}", cell(mv.from), cell(mv.to)).to_ascii_uppercase()
+            format!("{} {}", cell(mv.from()), cell(mv.to())).to_ascii_uppercase()
         }
     }
 }
@@ -238,7 +238,7 @@ mod tests {
             let args: Vec<&str> = text.split(' ').collect();
             assert_eq!(
                 parse_move(notation, dims(), &args),
-                Ok(mv(Some(m.from), Some(m.to), None)),
+                Ok(mv(Some(m.from()), Some(m.to()), None)),
                 "{text}"
             );
         }

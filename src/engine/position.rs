@@ -9,7 +9,7 @@
 //! (see `docs/perft.md`, "Lean play/undo", for what each choice measured).
 
 use super::board::{Board, BoardText};
-use super::movegen::{self, Context, Move, MoveKind, Scope};
+use super::movegen::{self, Context, KindAt, Move, Scope};
 use super::movelist::MoveList;
 use super::rules::RuleSet;
 use super::untouched::{CellsUndo, Untouched, UntouchedBits, UntouchedCells};
@@ -119,12 +119,12 @@ impl CastlingRights {
         // Rights name rooks on the home rows: only those squares matter.
         // Two of them but for castling (rare), not four.
         let last = dims.rows() - 1;
-        let touched = Touched::of(mv, dims);
-        let squares = match mv.kind {
-            MoveKind::Castle { .. } => &touched.squares[..],
-            _ => &touched.squares[..2],
+        let touched = Touched::of(mv);
+        let indices = match mv.kind_at() {
+            KindAt::Castle { .. } => &touched.indices[..],
+            _ => &touched.indices[..2],
         };
-        for &sq in squares {
+        for sq in indices.iter().map(|&i| dims.square_of_index(i)) {
             if sq.row() == 0 || sq.row() == last {
                 self.touch(sq, dims);
             }
@@ -263,10 +263,10 @@ pub struct UndoRecord {
     /// What puts back the untouched flags of from, to, rook_from, rook_to
     /// on a board of over 128 squares (smaller ones: `state`).
     untouched_cells: CellsUndo,
+    /// The move, which also names the piece that stood on its square of
+    /// departure ([`Move::piece`]): undo puts it back without reading the
+    /// board it has just written.
     mv: Move,
-    /// What stood on the move's square of departure: undo puts it back
-    /// without reading the board it has just written.
-    mover: Option<Piece>,
     captured: Option<Piece>,
     /// The row-major indices of from and to (`from | to << 8`) when play
     /// took the fast path (a piece carried on a board of at most 64
@@ -280,13 +280,18 @@ pub struct UndoRecord {
 /// [`UndoRecord::small`] of a move played the general way.
 const NOT_SMALL: u32 = u32::MAX;
 
+/// [`UndoRecord::small`] of a move played the general way from an empty
+/// square (not a legal move: nothing was carried, and undo takes it back
+/// the general way rather than put the move's piece there).
+const EMPTY_FROM: u32 = u32::MAX - 1;
+
 /// [`UndoRecord::small`] of a castling, a promotion or an en-passant
 /// capture on a board of at most 64 squares ([`Board::castle_small`],
 /// [`Board::promote_small`], [`Board::en_passant_small`]): above every
-/// pair of indices, below [`NOT_SMALL`], so undo's one test for the common
-/// move sends it to the out-of-line path, which tells them apart by the
-/// move's kind.
-const SPECIAL: u32 = u32::MAX - 1;
+/// pair of indices, below [`NOT_SMALL`] and [`EMPTY_FROM`], so undo's one
+/// test for the common move sends it to the out-of-line path, which tells
+/// them apart by the move's kind.
+const SPECIAL: u32 = u32::MAX - 2;
 
 impl UndoRecord {
     /// The move this record takes back (play it again to redo).
@@ -301,23 +306,20 @@ impl UndoRecord {
 }
 
 /// The squares a move empties or fills (from, to, and the rook's from and
-/// to for castling; from and to again otherwise), as squares and indices.
+/// to for castling; from and to again otherwise), as indices.
 struct Touched {
-    squares: [Square; 4],
     indices: [usize; 4],
 }
 
 impl Touched {
     #[inline(always)]
-    fn of(mv: Move, dims: Dims) -> Touched {
-        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
-        match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => Touched {
-                squares: [mv.from, mv.to, rook_from, rook_to],
-                indices: [from, to, dims.index(rook_from), dims.index(rook_to)],
+    fn of(mv: Move) -> Touched {
+        let (from, to) = mv.indices();
+        match mv.kind_at() {
+            KindAt::Castle { rook_from, rook_to } => Touched {
+                indices: [from, to, rook_from, rook_to],
             },
             _ => Touched {
-                squares: [mv.from, mv.to, mv.from, mv.to],
                 indices: [from, to, from, to],
             },
         }
@@ -620,7 +622,7 @@ impl Position {
         let Some(mv) = self.find_move(from, to, None) else {
             return false;
         };
-        if self.board.get(mv.from).map(|p| p.color) != Some(self.state.turn()) {
+        if self.board.get(mv.from()).map(|p| p.color) != Some(self.state.turn()) {
             return false;
         }
         self.play(mv);
@@ -629,8 +631,8 @@ impl Position {
 
     /// Plays `mv`, which must be legal here (one of [`Position::legal_moves`]
     /// or [`Position::valid_moves`] of this very position: the short path
-    /// below takes the piece that moves from the move, not from the board),
-    /// and passes the turn. The record takes it back with
+    /// below, and undo on every path, take the piece that moves from the
+    /// move, not from the board), and passes the turn. The record takes it back with
     /// [`Position::undo`].
     ///
     /// A piece carried from one square to another on a board of at most 64
@@ -639,18 +641,13 @@ impl Position {
     /// board, goes the general way, out of line.
     #[inline(always)]
     pub fn play(&mut self, mv: Move) -> UndoRecord {
-        // Exact on a board of at most 64 squares, the only ones the short
-        // path takes (`carry_small` declines the others).
         let (from, to) = mv.indices();
-        if let MoveKind::Normal | MoveKind::DoubleStep = mv.kind
+        if mv.is_carry()
             && let Some(captured) = self.board.carry_small(mv.piece(), from, to)
         {
             return self.after_small_carry(mv, from, to, mv.piece(), captured);
         }
-        // Computed here, as the general path's callers always did: out of
-        // line, it came out 20 instructions longer (10x8, every leaf).
-        let dims = self.dims();
-        self.play_general(mv, dims.index(mv.from), dims.index(mv.to))
+        self.play_general(mv, from, to)
     }
 
     /// The rest of [`Position::play`] once [`Board::carry_small`] has
@@ -669,7 +666,6 @@ impl Position {
             state: self.state,
             untouched_cells: CellsUndo::default(),
             mv,
-            mover: Some(mover),
             captured,
             small: (from | to << 8) as u32,
         };
@@ -681,13 +677,10 @@ impl Position {
             self.drop_rights_small(bits, mover);
         }
         let state = &mut self.state;
-        state.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
-                self.board
-                    .dims()
-                    .at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
-            )),
-            _ => EnPassant::NONE,
+        state.en_passant = match mv.is_double_step() && self.rules.en_passant {
+            // The square crossed: between the two, in the same column.
+            true => EnPassant::new(Some(self.board.dims().square_of_index((from + to) / 2))),
+            false => EnPassant::NONE,
         };
         state.halfmove_clock = match mover.role == Role::Pawn || captured.is_some() {
             true => 0,
@@ -715,7 +708,6 @@ impl Position {
             state: self.state,
             untouched_cells: CellsUndo::default(),
             mv,
-            mover: Some(mover),
             captured,
             small: SPECIAL,
         };
@@ -837,37 +829,36 @@ impl Position {
         // The other kinds on a board of at most 64 squares: square indices
         // below 64, and untouched flags as the state's bits.
         let bit = |i: usize| 1u64 << (i % 64);
-        match mv.kind {
-            MoveKind::Castle { rook_from, rook_to } => {
-                let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+        match mv.kind_at() {
+            KindAt::Castle { rook_from, rook_to } => {
+                let squares = [from, to, rook_from, rook_to];
                 if let Some(king) = self.board.castle_small(squares) {
                     let bits = squares.iter().fold(0, |bits, &i| bits | bit(i));
                     return self.after_small_special(mv, bits, king, None);
                 }
             }
-            MoveKind::Promotion(role) => {
+            KindAt::Promotion(role) => {
                 if let Some((pawn, captured)) = self.board.promote_small(from, to, role) {
                     return self.after_small_special(mv, bit(from) | bit(to), pawn, captured);
                 }
             }
-            MoveKind::EnPassant { captured } => {
-                let at = dims.index(captured);
+            KindAt::EnPassant { captured: at } => {
                 if let Some((pawn, taken)) = self.board.en_passant_small(from, to, at) {
                     let bits = bit(from) | bit(to);
                     return self.after_small_special(mv, bits, pawn, Some(taken));
                 }
             }
-            MoveKind::Normal | MoveKind::DoubleStep => {}
+            KindAt::Carry => {}
         }
         let mover = self.board.at(from);
         let old_state = self.state;
-        let (captured, untouched_cells) = match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep if from != to => (
+        let (captured, untouched_cells) = match mv.is_carry() && from != to {
+            true => (
                 self.board.carry_at(from, to),
                 self.clear_untouched([from, to]),
             ),
-            _ => {
-                let touched = Touched::of(mv, dims);
+            false => {
+                let touched = Touched::of(mv);
                 let untouched = self.clear_untouched(touched.indices);
                 (self.board.make_at(mv, from, to), untouched)
             }
@@ -876,25 +867,25 @@ impl Position {
             untouched_cells,
             state: old_state,
             mv,
-            mover,
             captured,
-            small: NOT_SMALL,
+            small: match mover {
+                Some(_) => NOT_SMALL,
+                None => EMPTY_FROM,
+            },
         };
         // Only a king's move or one from or onto a home row (where the
         // rights' rooks stand) can drop a right.
-        let last = dims.rows() - 1;
-        let home = |sq: Square| sq.row() == 0 || sq.row() == last;
+        let last_row_start = dims.len() - dims.cols() as usize;
+        let home = |i: usize| i < dims.cols() as usize || i >= last_row_start;
         if !self.state.castling.is_empty()
-            && (home(mv.from) || home(mv.to) || mover.is_some_and(|p| p.role == Role::King))
+            && (home(from) || home(to) || mover.is_some_and(|p| p.role == Role::King))
         {
             self.drop_rights(mv, mover);
         }
         let state = &mut self.state;
-        state.en_passant = match mv.kind {
-            MoveKind::DoubleStep if self.rules.en_passant => EnPassant::new(Some(
-                dims.at((mv.from.row() + mv.to.row()) / 2, mv.from.col()),
-            )),
-            _ => EnPassant::NONE,
+        state.en_passant = match mv.is_double_step() && self.rules.en_passant {
+            true => EnPassant::new(Some(dims.square_of_index((from + to) / 2))),
+            false => EnPassant::NONE,
         };
         let pawn_move = mover.is_some_and(|p| p.role == Role::Pawn);
         state.halfmove_clock = if pawn_move || captured.is_some() {
@@ -911,12 +902,13 @@ impl Position {
     /// as before it.
     #[inline(always)]
     pub fn undo(&mut self, record: UndoRecord) {
-        match record.mover {
-            Some(mover) if record.small < SPECIAL => {
+        match record.small < SPECIAL {
+            true => {
                 let (from, to) = (record.small as usize & 0xff, record.small as usize >> 8);
-                self.board.uncarry_small(from, to, mover, record.captured);
+                self.board
+                    .uncarry_small(from, to, record.mv.piece(), record.captured);
             }
-            _ => self.undo_general(&record),
+            false => self.undo_general(&record),
         }
         self.state = record.state;
     }
@@ -926,40 +918,39 @@ impl Position {
     #[inline(never)]
     fn undo_general(&mut self, record: &UndoRecord) {
         let mv = record.mv;
-        let dims = self.dims();
-        let (from, to) = (dims.index(mv.from), dims.index(mv.to));
-        if let (SPECIAL, Some(mover)) = (record.small, record.mover) {
+        let (from, to) = mv.indices();
+        let mover = mv.piece();
+        if record.small == SPECIAL {
             // Played by the board's short path for its kind (carries never
             // are: they have their own).
-            return match (mv.kind, record.captured) {
-                (MoveKind::Castle { rook_from, rook_to }, _) => {
-                    let squares = [from, to, dims.index(rook_from), dims.index(rook_to)];
+            return match (mv.kind_at(), record.captured) {
+                (KindAt::Castle { rook_from, rook_to }, _) => {
+                    let squares = [from, to, rook_from, rook_to];
                     self.board.uncastle_small(squares, mover)
                 }
-                (MoveKind::Promotion(role), captured) => {
+                (KindAt::Promotion(role), captured) => {
                     self.board.unpromote_small(from, to, mover, captured, role)
                 }
-                (MoveKind::EnPassant { captured }, Some(taken)) => {
-                    let at = dims.index(captured);
+                (KindAt::EnPassant { captured: at }, Some(taken)) => {
                     self.board.un_en_passant_small(from, to, at, mover, taken)
                 }
                 _ => {}
             };
         }
-        match mv.kind {
-            MoveKind::Normal | MoveKind::DoubleStep if from != to => {
-                match record.mover {
-                    Some(mover) => self.board.uncarry_at(from, to, mover, record.captured),
+        match mv.is_carry() && from != to {
+            true => {
+                match record.small {
                     // Nothing was carried (not a legal move): the general way.
-                    None => self.board.unmake_at(mv, record.captured, from, to),
+                    EMPTY_FROM => self.board.unmake_at(mv, record.captured, from, to),
+                    _ => self.board.uncarry_at(from, to, mover, record.captured),
                 }
                 if self.untouched_cells.in_use() {
                     self.untouched_cells
                         .restore([from, to], record.untouched_cells);
                 }
             }
-            _ => {
-                let touched = Touched::of(mv, dims);
+            false => {
+                let touched = Touched::of(mv);
                 self.board.unmake_at(mv, record.captured, from, to);
                 if self.untouched_cells.in_use() {
                     self.untouched_cells

@@ -246,7 +246,7 @@ mod tests {
         let p = pos(RuleSet::jhu(), "4k3/8/8/8/8/4r3/3P4/4K3 w - - 0 1");
         assert_eq!(check(&p, "e1", "e2"), Err(MoveError::ExposesCheck));
         assert_eq!(check(&p, "d2", "d3"), Err(MoveError::ExposesCheck));
-        assert_eq!(check(&p, "d2", "e3").map(|m| m.to), Ok(sq(5, 4).unwrap()));
+        assert_eq!(check(&p, "d2", "e3").map(|m| m.to()), Ok(sq(5, 4).unwrap()));
     }
 
     fn sq(row: u16, col: u16) -> Option<Square> {
@@ -346,8 +346,8 @@ mod tests {
         let from_a1: Vec<String> = p
             .legal_moves()
             .into_iter()
-            .filter(|m| (m.from.row(), m.from.col()) == (7, 0))
-            .map(|m| crate::engine::square_name(p.dims(), m.to))
+            .filter(|m| (m.from().row(), m.from().col()) == (7, 0))
+            .map(|m| crate::engine::square_name(p.dims(), m.to()))
             .collect();
         assert_eq!(from_a1, ["a3"]);
         // ... free when the square between is empty.

@@ -65,7 +65,7 @@ fn en_passant_takes_the_pawn_beside_and_only_at_once() {
     assert!(p.to_fen().contains(" d6 "), "{}", p.to_fen());
     let ep = p.find_uci("e5d6").expect("en passant is legal");
     assert_eq!(
-        ep.kind,
+        ep.kind(),
         MoveKind::EnPassant {
             captured: parse_square(p.dims(), "d5").unwrap()
         }
@@ -138,8 +138,8 @@ fn no_en_passant_without_the_flag() {
 #[test]
 fn double_steps_are_flagged_and_configurable() {
     let p = fen(START_FEN);
-    assert_eq!(p.find_uci("e2e4").unwrap().kind, MoveKind::DoubleStep);
-    assert_eq!(p.find_uci("e2e3").unwrap().kind, MoveKind::Normal);
+    assert_eq!(p.find_uci("e2e4").unwrap().kind(), MoveKind::DoubleStep);
+    assert_eq!(p.find_uci("e2e3").unwrap().kind(), MoveKind::Normal);
     let rules = RuleSet {
         pawn_double_step: false,
         ..RuleSet::standard()
@@ -377,10 +377,26 @@ fn undo_restores_every_move_kind() {
             }
             q.undo(record);
             assert_eq!(q, p, "{text}: undo {}", mv.uci(p.dims()));
-            kinds.insert(std::mem::discriminant(&mv.kind));
+            kinds.insert(std::mem::discriminant(&mv.kind()));
         }
     }
     assert_eq!(kinds.len(), 5, "every move kind was tried");
+}
+
+/// A move played where its square of departure is empty (not a legal
+/// move, which play's contract excludes) on a board that goes the general
+/// way carries nothing, and undo takes it back without putting the move's
+/// piece on that square.
+#[test]
+fn undo_of_a_move_from_an_empty_square_on_a_large_board_restores_it() {
+    let p = fen("rnbqkbnrnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKBNRNR w - - 0 1");
+    let e2e4 = p.find_uci("e2e4").unwrap();
+    let mut q = p.clone();
+    q.play(e2e4);
+    let mut r = q.clone();
+    let record = r.play(e2e4);
+    r.undo(record);
+    assert_eq!(r, q);
 }
 
 #[test]
@@ -574,7 +590,7 @@ proptest! {
             })
             .collect();
         let mut actual = p.legal_moves();
-        let key = |m: &Move| (m.from, m.to, format!("{:?}", m.kind));
+        let key = |m: &Move| (m.from(), m.to(), format!("{:?}", m.kind()));
         expected.sort_by_key(key);
         actual.sort_by_key(key);
         prop_assert_eq!(actual, expected, "{}", p.to_fen());
@@ -595,7 +611,7 @@ fn legal_moves_into_lists_legal_moves_unsorted_on_any_size() {
         for _ in 0..2 {
             pos.legal_moves_into(&mut list);
             let mut unsorted = list.to_vec();
-            unsorted.sort_by_key(|mv| (mv.from, mv.to));
+            unsorted.sort_by_key(|mv| (mv.from(), mv.to()));
             assert_eq!(unsorted, pos.legal_moves(), "{fen}");
             assert_eq!(pos.count_legal_moves(), list.len() as u64, "{fen}");
         }

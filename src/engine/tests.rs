@@ -29,8 +29,8 @@ fn mv(p: &mut Position, a: i64, b: i64, c: i64, d: i64) -> bool {
 fn targets(p: &Position, r: u16, c: u16) -> Vec<(u16, u16)> {
     p.valid_moves()
         .into_iter()
-        .filter(|m| (m.from.row(), m.from.col()) == (r, c))
-        .map(|m| (m.to.row(), m.to.col()))
+        .filter(|m| (m.from().row(), m.from().col()) == (r, c))
+        .map(|m| (m.to().row(), m.to().col()))
         .collect()
 }
 
@@ -384,7 +384,7 @@ fn scans_agree_with_single_calls_on_every_pair() {
     let scan: Vec<_> = p
         .valid_moves()
         .into_iter()
-        .map(|m| (m.from, m.to))
+        .map(|m| (m.from(), m.to()))
         .collect();
     let dims = p.dims();
     let mut pairwise = Vec::new();

@@ -154,7 +154,7 @@ impl Player<'_> {
                 Some(mv) => {
                     // Only UCI writes the new piece; the others promote by themselves.
                     let promotion = mv.promotion().filter(|_| self.notation == Notation::Uci);
-                    self.attempt(Target::On(mv.from), Target::On(mv.to), promotion)
+                    self.attempt(Target::On(mv.from()), Target::On(mv.to()), promotion)
                 }
                 None => self.refuse(),
             },
@@ -229,10 +229,10 @@ impl Player<'_> {
             .map(|&mv| {
                 let board = self.game.position().board();
                 let mut w = 2;
-                if let Some(target) = board.get(mv.to) {
+                if let Some(target) = board.get(mv.to()) {
                     w += if target.role == Role::King { 60 } else { 6 };
                 }
-                w += match mv.kind {
+                w += match mv.kind() {
                     MoveKind::Normal => 0,
                     MoveKind::DoubleStep => 3,
                     MoveKind::EnPassant { .. } => 60,
@@ -241,7 +241,7 @@ impl Player<'_> {
                 };
                 if probe_all || self.rng.chance(1, 4) {
                     let mut after = self.game.clone();
-                    let _ = after.try_move(Some(mv.from), Some(mv.to), mv.promotion());
+                    let _ = after.try_move(Some(mv.from()), Some(mv.to()), mv.promotion());
                     if after.position().in_check() {
                         // Without a check rule (CUHK) a check is a king about to fall.
                         w += if self.rules.rules().king_safety {
@@ -371,7 +371,7 @@ impl Player<'_> {
                 } else {
                     *self.rng.pick(&[Role::Queen, Role::Knight])
                 };
-                Some((Target::On(mv.from), Target::On(mv.to), Some(role)))
+                Some((Target::On(mv.from()), Target::On(mv.to()), Some(role)))
             }
             MoveError::IllegalMoveShape
             | MoveError::IllegalCaptureShape
@@ -452,13 +452,13 @@ impl Player<'_> {
             Ok(mv) => {
                 self.undone = 0;
                 self.hit(Feature::Move);
-                if target.is_some() || matches!(mv.kind, MoveKind::EnPassant { .. }) {
+                if target.is_some() || matches!(mv.kind(), MoveKind::EnPassant { .. }) {
                     self.hit(Feature::Capture);
                 }
                 if target.is_some_and(|t| t.role == Role::King) {
                     self.hit(Feature::KingCapture);
                 }
-                match mv.kind {
+                match mv.kind() {
                     MoveKind::DoubleStep => self.hit(Feature::DoubleStep),
                     MoveKind::EnPassant { .. } => self.hit(Feature::EnPassant),
                     MoveKind::Promotion(_) => self.hit(Feature::Promotion),

@@ -200,7 +200,7 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError
             // One line per (from, to): a promotion is one move per role
             // it may promote to, but one square pair on the wire.
             let mut pairs: Vec<_> = (state.game()?.position().valid_moves().iter())
-                .map(|m| (m.from, m.to))
+                .map(|m| (m.from(), m.to()))
                 .collect();
             pairs.dedup();
             let mut lines = vec![format!("SCAN {}", pairs.len())];

@@ -56,7 +56,7 @@ impl Subject for EngineSubject {
             .position()
             .valid_moves()
             .into_iter()
-            .map(|m| (m.from, m.to))
+            .map(|m| (m.from(), m.to()))
             .collect())
     }
 

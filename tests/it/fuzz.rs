@@ -221,7 +221,7 @@ proptest! {
         for (ch, r, c) in pieces {
             pos.place(dims.square_at(r, c).unwrap(), Piece::from_char(ch).unwrap());
         }
-        let scan: Vec<_> = pos.valid_moves().into_iter().map(|m| (m.from, m.to)).collect();
+        let scan: Vec<_> = pos.valid_moves().into_iter().map(|m| (m.from(), m.to())).collect();
         let mut pairwise = Vec::new();
         for from in dims.squares() {
             for to in dims.squares() {

@@ -306,7 +306,7 @@ fn wide_boards_count_what_the_mailbox_counts() {
         assert_eq!(pos.divide(2), mailbox.divide(2), "{name}: divide(2)");
         // The move each position is there for is at its root.
         let moves = pos.legal_moves();
-        assert!(moves.iter().any(|m| special(m.kind)), "{name}: {moves:?}");
+        assert!(moves.iter().any(|m| special(m.kind())), "{name}: {moves:?}");
         assert_eq!(moves, mailbox.legal_moves(), "{name}");
         assert_eq!(pos.valid_moves(), mailbox.valid_moves(), "{name}");
     }
