@@ -318,35 +318,60 @@ pub fn console_program(fixture: &str) -> PathBuf {
         // run's build cache: a later `--submission` or `--class` of the same
         // upload with the same overlay finds it there instead of compiling
         // it again.
-        let texts = chessgrade::console::Texts::default();
-        let jhu = fixture.starts_with("jhu");
-        let overlay = jhu.then(|| jhu_overlay(None));
-        let cache = chessgrade::submission::BuildCache {
-            dir: Some(cache_home().join("chessgrade")),
-            builds: true,
-        };
-        let how = chessgrade::submission::ConsoleBuild {
-            binary: "chess",
-            compiler: "g++",
-            cxx_flags: if jhu {
-                &texts.jhu.cxx_flags
-            } else {
-                &texts.cuhk.cxx_flags
-            },
-            command: None,
-            overlay: overlay.as_ref().map(|o| o.path()),
-            files: &[],
-            timeout: std::time::Duration::from_secs(300),
-            memcheck: None,
-            cache: &cache,
-        };
-        let build = chessgrade::submission::build_console_traced(dir, &how)
-            .0
-            .unwrap_or_else(|e| panic!("{fixture} does not build: {e}"));
+        let build = grader_console_build(fixture, dir, None);
         let chess = base.join(fixture).join("chess");
         install(&build.command.program, &chess);
         chess
     })
+}
+
+/// Builds the console upload `dir` (the fixture `fixture`, or a copy) as
+/// `grade --submission DIR` does, with the JHU starter as `--overlay` for a
+/// JHU fixture, for `memcheck` when given, into the run's build cache.
+fn grader_console_build(
+    fixture: &str,
+    dir: &Path,
+    memcheck: Option<chessgrade::memcheck::Tool>,
+) -> chessgrade::submission::Build {
+    let texts = chessgrade::console::Texts::default();
+    let jhu = fixture.starts_with("jhu");
+    let overlay = jhu.then(|| jhu_overlay(None));
+    let cache = chessgrade::submission::BuildCache {
+        dir: Some(cache_home().join("chessgrade")),
+        builds: true,
+    };
+    let how = chessgrade::submission::ConsoleBuild {
+        binary: "chess",
+        compiler: "g++",
+        cxx_flags: if jhu {
+            &texts.jhu.cxx_flags
+        } else {
+            &texts.cuhk.cxx_flags
+        },
+        command: None,
+        overlay: overlay.as_ref().map(|o| o.path()),
+        files: &[],
+        timeout: std::time::Duration::from_secs(300),
+        memcheck,
+        cache: &cache,
+    };
+    chessgrade::submission::build_console_traced(dir, &how)
+        .0
+        .unwrap_or_else(|e| panic!("{fixture} does not build: {e}"))
+}
+
+/// The console fixture `tests/fixtures/console/<fixture>` built for the
+/// memory checker `tool` into the run's build cache, once per run: the
+/// tests that grade it with `--memcheck` (and the JHU starter as
+/// `--overlay`) call this first, so that two of them running at once do not
+/// both build it (an AddressSanitizer build of the JHU program is about
+/// 10 s of CPU); their own runs then copy it from the cache.
+pub fn checked_console_build(fixture: &str, tool: chessgrade::memcheck::Tool) {
+    static BUILT: Builds = OnceLock::new();
+    once_per_run(&BUILT, &format!("{fixture} {}", tool.name()), || {
+        grader_console_build(fixture, &console_fixture(fixture), Some(tool));
+        PathBuf::new()
+    });
 }
 
 // ---------------------------------------------------------------------

@@ -18,6 +18,7 @@
 use crate::helpers::{
     self, console_fixture, copy_dir, jhu_overlay, root, submission as lab3_fixture,
 };
+use chessgrade::memcheck::Tool;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -386,6 +387,11 @@ fn the_correct_lab3_upload_reports_nothing() {
 }
 
 fn grade_jhu(fixture: &str, tool: &str, filter: &str) -> (i32, Value, String) {
+    let checker = match tool {
+        "asan" => Tool::Asan,
+        _ => Tool::Valgrind,
+    };
+    helpers::checked_console_build(fixture, checker);
     let overlay = jhu_overlay(None);
     let dir = console_fixture(fixture);
     let scenarios = root().join("scenarios/jhu");
@@ -568,6 +574,7 @@ fn a_class_of_console_programs_is_checked_member_by_member() {
     }
     let class = tempfile::tempdir().unwrap();
     for name in ["jhu-correct", "jhu-use-after-free", "jhu-leak"] {
+        helpers::checked_console_build(name, Tool::Asan);
         copy_dir(&console_fixture(name), &class.path().join(name));
     }
     let overlay = jhu_overlay(None);
@@ -814,6 +821,7 @@ fn explain_shows_a_console_programs_memory_error_and_fails_on_it() {
     let overlay = jhu_overlay(None);
     let scenario = root().join("scenarios/jhu/score/shannon_values_after_captures.txt");
     let explain = |fixture: &str| {
+        helpers::checked_console_build(fixture, Tool::Asan);
         let dir = console_fixture(fixture);
         let out = run(&[
             "explain",
