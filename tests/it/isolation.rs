@@ -512,20 +512,34 @@ fn hostile_uploads_graded_alone_earn_what_their_correct_part_earns() {
 
 /// A truncated or altered cache entry of the adapter's object is found
 /// out by its hash, compiled again and replaced: the upload is graded as
-/// if the cache were clean. (Uploads' builds are not cached here, so that
-/// every run links the adapter; tests/it/build_cache.rs does the same to
-/// their entries.)
+/// if the cache were clean. (Each run adds a note no unit reads to the
+/// upload, so that its build misses the build cache and links the adapter
+/// again, its units coming from the unit cache; tests/it/build_cache.rs
+/// does the same to uploads' entries.)
 #[test]
 fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
     let arena = Arena::new();
+    let upload = arena.path("upload");
+    copy_dir(
+        &root().join("tests/fixtures/submissions/lab3-correct"),
+        &upload,
+    );
+    let runs = std::cell::Cell::new(0);
     let grade = || {
-        arena.chessgrade(&[
+        runs.set(runs.get() + 1);
+        std::fs::write(upload.join("NOTES.txt"), format!("run {}\n", runs.get())).unwrap();
+        let out = arena.chessgrade(&[
             "grade",
-            "--no-build-cache",
             "--submission",
-            "tests/fixtures/submissions/lab3-correct",
+            upload.to_str().unwrap(),
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
-        ])
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("note: compile: ") && !text.contains("from the build cache"),
+            "built, not copied: {text}"
+        );
+        out
     };
     assert_eq!(grade().status.code(), Some(0));
     let object = std::fs::read_dir(arena.cache())
