@@ -283,8 +283,12 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         }
         Steps::Units { units, link } => {
             let deadline = std::time::Instant::now() + how.timeout;
-            let compiler = identity(how.compiler, &root);
-            let objects = UnitObjects::of(how.cache, &compiler);
+            // The compiler's identity keys the unit cache: asked for only
+            // when the cache is on (`--version` is one more sandboxed run).
+            let compiler = how.cache.builds.then(|| identity(how.compiler, &root));
+            let objects = compiler
+                .as_deref()
+                .and_then(|c| UnitObjects::of(how.cache, c));
             let outputs = compile_all(
                 how.compiler,
                 &units,

@@ -387,11 +387,7 @@ fn the_correct_lab3_upload_reports_nothing() {
 }
 
 fn grade_jhu(fixture: &str, tool: &str, filter: &str) -> (i32, Value, String) {
-    let checker = match tool {
-        "asan" => Tool::Asan,
-        _ => Tool::Valgrind,
-    };
-    helpers::checked_console_build(fixture, checker);
+    helpers::checked_console_build(fixture, tool.parse().expect("a memory checker"));
     let overlay = jhu_overlay(None);
     let dir = console_fixture(fixture);
     let scenarios = root().join("scenarios/jhu");
