@@ -26,6 +26,7 @@
 use chessgrade::protocol::{Request, ScanKind};
 use chessgrade::scenario::{self, StepKind};
 use chessgrade::submission::{CppOptions, build_cpp_traced};
+use chessgrade::upload::Upload;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -172,7 +173,8 @@ fn main() {
 
     let options = CppOptions::new("g++", Duration::from_secs(300));
     let started = Instant::now();
-    let build = build_cpp_traced(&fixture, &options)
+    let upload = Upload::read(&fixture).expect("the fixture reads");
+    let build = build_cpp_traced(&upload, &options)
         .0
         .expect("the fixture compiles");
     let compile = started.elapsed();
@@ -338,7 +340,8 @@ fn memcheck_cost(configs_dir: &Path, expected: &Path, fixture: &Path) {
     let lab3_with = |tool: Option<Tool>, build_only: bool, found: &[Found]| -> Duration {
         let mut options = CppOptions::new("g++", Duration::from_secs(300));
         options.memcheck = tool;
-        let build = build_cpp_traced(fixture, &options)
+        let upload = Upload::read(fixture).expect("the fixture reads");
+        let build = build_cpp_traced(&upload, &options)
             .0
             .expect("the fixture compiles");
         let checker = build.checker(tool.filter(|_| !build_only).map(memcheck));
@@ -419,7 +422,10 @@ fn memcheck_cost(configs_dir: &Path, expected: &Path, fixture: &Path) {
         options.memcheck = tool.map(memcheck);
         let grader = ConsoleGrader::new(&jhu, &snapshots, options).expect("the JHU setup");
         let built = grader
-            .build_traced(&root().join("tests/fixtures/console/jhu-correct"))
+            .build_traced(
+                &Upload::read(&root().join("tests/fixtures/console/jhu-correct"))
+                    .expect("jhu-correct reads"),
+            )
             .0
             .expect("jhu-correct builds");
         let rounds = if tool == Some(Tool::Valgrind) { 1 } else { 3 };

@@ -26,6 +26,7 @@ pub mod snapshot;
 pub mod subject;
 pub mod submission;
 pub mod trace;
+pub mod upload;
 
 use std::path::Path;
 

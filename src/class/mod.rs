@@ -50,7 +50,9 @@ pub fn members(class_dir: &Path) -> Result<Vec<Member>, crate::grading::StaffErr
         .filter(|e| e.path().is_dir())
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            (!name.starts_with('.')).then(|| Member {
+            // A zip of the class made on a Mac brings `__MACOSX/`.
+            let member = !name.starts_with('.') && !crate::upload::is_debris_dir(&name);
+            member.then(|| Member {
                 name,
                 dir: e.path(),
             })
@@ -67,38 +69,13 @@ pub fn members(class_dir: &Path) -> Result<Vec<Member>, crate::grading::StaffErr
 }
 
 /// Whether `dir` looks like a class (a folder of submission folders)
-/// rather than one submission: no sources of its own, and two or more
-/// sub-folders holding C++ sources.
+/// rather than one submission: the upload reader finds several programs
+/// in it, each in a folder of its own (`crate::upload`).
 pub fn looks_like_class(dir: &Path) -> bool {
-    let is_source = |p: &Path| {
-        p.extension()
-            .is_some_and(|x| ["cc", "cpp", "hh", "h", "hpp"].iter().any(|e| x == *e))
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    let mut with_sources = 0;
-    for e in entries.filter_map(Result::ok) {
-        let p = e.path();
-        // A source or build file of its own: one submission (e.g. a
-        // console upload with its sources in sub-folders).
-        let build_file = p
-            .file_name()
-            .is_some_and(|n| n == "Makefile" || n == "makefile" || n == "CMakeLists.txt");
-        if p.is_file() && (is_source(&p) || build_file) {
-            return false;
-        }
-        if p.is_dir()
-            && walkdir::WalkDir::new(&p)
-                .max_depth(2)
-                .into_iter()
-                .filter_map(Result::ok)
-                .any(|f| f.file_type().is_file() && is_source(f.path()))
-        {
-            with_sources += 1;
-        }
-    }
-    with_sources >= 2
+    matches!(
+        crate::upload::Upload::read(dir),
+        Err(crate::upload::ReadError::SeveralPrograms(_))
+    )
 }
 
 /// How to grade each member.
@@ -254,13 +231,24 @@ mod tests {
         for name in ["a", "b"] {
             std::fs::create_dir_all(dir.path().join(name)).unwrap();
             std::fs::write(dir.path().join(name).join("ChessBoard.hh"), "").unwrap();
+            std::fs::write(dir.path().join(name).join("ChessBoard.cc"), "").unwrap();
         }
+        // A zip of the class made on a Mac: its debris is no member.
+        std::fs::create_dir_all(dir.path().join("__MACOSX/a")).unwrap();
+        std::fs::write(dir.path().join("__MACOSX/a/._ChessBoard.cc"), "").unwrap();
         assert!(looks_like_class(dir.path()));
+        let names: Vec<String> = members(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(names, ["a", "b"]);
         assert!(!looks_like_class(&dir.path().join("a")));
         // One unpacked archive folder is one submission.
         let one = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(one.path().join("upload")).unwrap();
         std::fs::write(one.path().join("upload/ChessBoard.hh"), "").unwrap();
+        std::fs::write(one.path().join("upload/ChessBoard.cc"), "").unwrap();
         assert!(!looks_like_class(one.path()));
     }
 }

@@ -47,6 +47,11 @@ pub struct SubjectArgs {
     /// Build every upload: nothing is taken from the build cache or stored in it.
     #[arg(long, conflicts_with = "build_cache")]
     pub no_build_cache: bool,
+    /// Build by Linux's rules for file names: an `#include "Knight.h"` of a file named
+    /// `knight.h` (or written with `\`) is a compile error that says so, instead of
+    /// naming that file as the student's Windows or macOS machine did.
+    #[arg(long)]
+    pub strict_case: bool,
     /// Check memory: build the upload with AddressSanitizer (`--memcheck`, `=asan`) or run
     /// it under valgrind (`=valgrind`); each scenario reports its first memory error and
     /// what its process leaked, with the student's file and line.
@@ -110,6 +115,14 @@ impl SubjectArgs {
                 },
             },
         })
+    }
+
+    /// How an include that names a file in another case is taken (`--strict-case`).
+    pub fn case_rule(&self) -> chessgrade::upload::CaseRule {
+        match self.strict_case {
+            true => chessgrade::upload::CaseRule::Strict,
+            false => chessgrade::upload::CaseRule::AsUploaded,
+        }
     }
 
     /// The build cache these flags ask for.

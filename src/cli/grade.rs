@@ -25,6 +25,7 @@ pub fn upload_options(
         limits: limit_args.limits(),
         memcheck: subject.memcheck(),
         cache: subject.build_cache(),
+        case: subject.case_rule(),
     })
 }
 

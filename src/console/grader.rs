@@ -21,10 +21,11 @@ use crate::memcheck::{Checker, Memcheck, Sources};
 use crate::runner::{Found, ScenarioResult};
 use crate::sandbox::{EngineCommand, Limits};
 use crate::snapshot::SnapshotStore;
-use crate::submission::{self, Build, BuildError, ConsoleBuild, Origin, UploadKind};
+use crate::submission::{self, Build, BuildError, ConsoleBuild, Origin};
+use crate::upload::{CaseRule, Upload, UploadKind};
 use std::ffi::OsString;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// How console programs are built and run (the command line's console flags).
@@ -52,6 +53,8 @@ pub struct ConsoleOptions {
     pub memcheck: Option<Memcheck>,
     /// Where uploads' builds are cached, and whether.
     pub cache: crate::submission::BuildCache,
+    /// How an include that names a file in another case is taken.
+    pub case: CaseRule,
 }
 
 impl ConsoleOptions {
@@ -68,6 +71,7 @@ impl ConsoleOptions {
             shim_cc: "gcc".into(),
             memcheck: None,
             cache: Default::default(),
+            case: CaseRule::default(),
         }
     }
 }
@@ -242,7 +246,7 @@ impl ConsoleGrader {
     ///
     /// With the result, whether every one of its builds came from the
     /// build cache ([`Origin::Cache`]) or not.
-    pub fn build_traced(&self, upload: &Path) -> (Result<BuiltUpload, BuildError>, Origin) {
+    pub fn build_traced(&self, upload: &Upload) -> (Result<BuiltUpload, BuildError>, Origin) {
         let mut all_cached = true;
         let result = self.build_noting(upload, &mut all_cached);
         let origin = match all_cached {
@@ -254,14 +258,14 @@ impl ConsoleGrader {
 
     fn build_noting(
         &self,
-        upload: &Path,
+        upload: &Upload,
         all_cached: &mut bool,
     ) -> Result<BuiltUpload, BuildError> {
         *all_cached = false;
         // What the student uploaded, before any overlay: a Lab 3 upload or
         // no sources at all is not the course's program.
         let course = self.dialect.name().to_uppercase();
-        match submission::recognise(upload) {
+        match upload.kind() {
             Some(UploadKind::Console) => {}
             Some(UploadKind::Lab3) => {
                 return Err(BuildError::NotRecognised(format!(
@@ -270,7 +274,9 @@ impl ConsoleGrader {
             }
             None => {
                 return Err(BuildError::NotRecognised(format!(
-                    "no Makefile, CMakeLists.txt or .cpp files for the {course} console program"
+                    "nothing to build: no Makefile, CMakeLists.txt or C++ source file (.cpp, \
+                     .cc) for the {course} console program ({})",
+                    upload.contents()
                 )));
             }
         }
@@ -294,6 +300,7 @@ impl ConsoleGrader {
                 timeout: self.options.build_timeout,
                 memcheck: self.options.memcheck.map(|m| m.tool),
                 cache: &self.options.cache,
+                case: self.options.case,
             };
             let (result, origin) = submission::build_console_traced(upload, &how);
             cached.push(origin == Origin::Cache);
@@ -384,6 +391,7 @@ impl ConsoleGrader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn found(dir: &Path, name: &str, text: &str) -> Found {
         let path = dir.join(name);

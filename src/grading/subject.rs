@@ -36,6 +36,7 @@ use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::snapshot::SnapshotStore;
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
 use crate::submission::{self, BuildCache, BuildError, CppOptions, Origin};
+use crate::upload::{CaseRule, Upload};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -56,6 +57,9 @@ pub struct UploadOptions {
     /// The build cache, for both kinds (it replaces theirs): where, and
     /// whether uploads' builds are reused.
     pub cache: BuildCache,
+    /// How an include naming a file in another case is taken, for both
+    /// kinds (`--strict-case`).
+    pub case: CaseRule,
 }
 
 /// What the flags name as the thing graded, checked where it is named: an
@@ -278,6 +282,7 @@ impl Plan {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
                 cache: options.cache.clone(),
+                case: options.case,
                 ..options.cpp.clone()
             },
             limits: options.limits.clone(),
@@ -295,6 +300,7 @@ impl Plan {
         let console = ConsoleOptions {
             memcheck: options.memcheck,
             cache: options.cache.clone(),
+            case: options.case,
             ..options.console.clone()
         };
         Ok(Plan::Console(Arc::new(ConsoleGrader::new(
@@ -359,16 +365,30 @@ impl Plan {
             return Err(StaffError::MissingUpload(upload.to_path_buf()));
         }
         let name = format!("submission {}", upload.display());
+        let case = match self {
+            Plan::Lab3 { cpp, .. } => cpp.case,
+            Plan::Console(grader) => grader.options().case,
+            Plan::Engine { .. } | Plan::Reference { .. } => return Ok(self.engine()),
+        };
+        // What the upload is, decided once for every build of it; what
+        // the reader left out or resolved is said whatever the build does.
+        let read = Upload::read(upload);
+        let upload_notes = read.as_ref().map_or(Vec::new(), |u| u.notes(case));
         let started = Instant::now();
-        let origin: Origin;
+        let mut origin = Origin::Built;
         let mut secs = 0.0;
-        let built = match self {
-            Plan::Lab3 {
-                cpp,
-                limits,
-                memcheck,
-            } => {
-                let (built, from) = submission::build_cpp_traced(upload, cpp);
+        let built = match (self, read) {
+            (_, Err(e)) => Err(BuildError::from(e)),
+            (Plan::Engine { .. } | Plan::Reference { .. }, Ok(_)) => return Ok(self.engine()),
+            (
+                Plan::Lab3 {
+                    cpp,
+                    limits,
+                    memcheck,
+                },
+                Ok(upload),
+            ) => {
+                let (built, from) = submission::build_cpp_traced(&upload, cpp);
                 origin = from;
                 secs = started.elapsed().as_secs_f64();
                 built.map(|build| {
@@ -388,8 +408,8 @@ impl Plan {
                     )
                 })
             }
-            Plan::Console(grader) => {
-                let (built, from) = grader.build_traced(upload);
+            (Plan::Console(grader), Ok(upload)) => {
+                let (built, from) = grader.build_traced(&upload);
                 origin = from;
                 built.map(|built| {
                     // What it was built with besides (the graders' Mystery.h).
@@ -404,9 +424,6 @@ impl Plan {
                     )
                 })
             }
-            Plan::Engine { .. } | Plan::Reference { .. } => {
-                return Ok(self.engine());
-            }
         };
         // What compiled it (a Lab 3 upload), when anything did.
         let compiler = match self {
@@ -417,10 +434,10 @@ impl Plan {
             _ => None,
         };
         let mut build = Some(BuildRecord { origin, compiler });
-        let mut notes = Vec::new();
+        let mut notes = upload_notes;
         let (run, keep) = match built {
             Ok((run, build_notes, keep)) => {
-                notes = build_notes;
+                notes.extend(build_notes);
                 (run, keep)
             }
             // Reported once, in the notes; each scenario points there,
@@ -967,6 +984,7 @@ mod tests {
             limits: Limits::default(),
             memcheck: None,
             cache: BuildCache::off(),
+            case: CaseRule::default(),
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(
@@ -1054,6 +1072,7 @@ mod tests {
             limits: Limits::default(),
             memcheck,
             cache: BuildCache::off(),
+            case: CaseRule::default(),
         };
         // The plan, not the command line, builds the upload for the tool.
         let asan = check(Tool::Asan, LeakPolicy::Item(5));

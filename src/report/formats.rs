@@ -140,15 +140,28 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         w.write_event(Event::End(BytesEnd::new(tag)))?;
         w.write_event(Event::End(BytesEnd::new("testcase")))?;
     }
+    // What the run said of the upload (what was left out, where it was
+    // built from): the suite's own output, as Jenkins and GitLab show it.
+    if !report.notes.is_empty() {
+        let notes: Vec<String> = report.notes.iter().map(|n| format!("note: {n}")).collect();
+        w.write_event(Event::Start(BytesStart::new("system-out")))?;
+        let text = sanitize::xml(&notes.join("\n")).into_owned();
+        w.write_event(Event::Text(quick_xml::events::BytesText::new(&text)))?;
+        w.write_event(Event::End(BytesEnd::new("system-out")))?;
+    }
     w.write_event(Event::End(BytesEnd::new("testsuite")))?;
     w.write_event(Event::End(BytesEnd::new("testsuites")))?;
     writeln!(out)
 }
 
-/// GitHub Actions workflow commands: an `::error` annotation per failed
-/// scenario, pointing at the scenario file and the line of the first
-/// mismatch, then a summary line.
+/// GitHub Actions workflow commands: a `::notice` per note of the run
+/// (what was left out of the upload, ...), an `::error` annotation per
+/// failed scenario, pointing at the scenario file and the line of the
+/// first mismatch, then a summary line.
 pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for note in &report.notes {
+        writeln!(out, "::notice title=chessgrade::{}", escape_data(note))?;
+    }
     for s in &report.scenarios {
         if matches!(s.status, Status::Pass | Status::Updated) {
             // What a memory check noted on a passing scenario: a warning.
@@ -196,6 +209,28 @@ fn escape_property(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::report::model::{REPORT_VERSION, ScenarioRecord};
+
+    #[test]
+    fn every_format_carries_the_runs_notes() {
+        let mut report = sample();
+        report.notes = vec!["left out 2 build products the upload carried: main.o, chess".into()];
+        for render in [json, junit, github, gradescope] {
+            let mut out = Vec::new();
+            render(&report, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(
+                text.contains("left out 2 build products the upload carried: main.o, chess"),
+                "{text}"
+            );
+        }
+        let mut out = Vec::new();
+        junit(&report, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("<system-out>note: left out 2 build products the upload carried: main.o, chess</system-out>\n  </testsuite>"),
+            "{text}"
+        );
+    }
 
     fn sample() -> Report {
         let rec = |name: &str, status, line| ScenarioRecord {

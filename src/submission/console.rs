@@ -1,11 +1,16 @@
 //! Console program uploads (JHU CS220's `./chess`, CUHK CSCI1120's game):
-//! the upload is copied into a temporary directory, the staff's overlay
+//! the upload, as the reader decided it (`crate::upload`: debris and stale
+//! build products left out, includes resolved as the student's machine
+//! did), is copied into a temporary directory, the staff's overlay
 //! (files a student must not change, e.g. JHU's `Piece.h`) is copied over
 //! it, then the files the grader writes for the scenarios (the graders'
 //! `Mystery.h` for a `@mystery` shape), and it is built the way the course
 //! builds it: its `Makefile` (`make`), else `CMakeLists.txt` (`cmake`),
-//! else every `.cpp` with `g++` and the course's flags (one compile per file,
-//! each from the unit cache when it has it, then one link); `--build CMD`
+//! else every source with `g++` and the course's flags, in whatever folders
+//! the upload keeps them (or the ones its Visual Studio project lists), with
+//! every folder of headers on the include path, as the student's IDE built
+//! them (one compile per file, each from the unit cache when it has it,
+//! then one link); `--build CMD`
 //! replaces all of that. The binary is the one the course names (`chess`).
 //! A build that fails is the student's compile error, with the compiler's
 //! message, and, when the overlay replaced files that differed from the
@@ -21,6 +26,7 @@ use super::cache::{self, BuildCache, Hit, KeyBuilder};
 use super::units::{Unit, UnitObjects, compile_all};
 use super::{Build, BuildError, Origin, cap_compiler_output, copy_tree, run_step};
 use crate::sandbox::{self, EngineCommand};
+use crate::upload::{self, CaseRule, Upload};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -47,58 +53,8 @@ pub struct ConsoleBuild<'a> {
     pub memcheck: Option<crate::memcheck::Tool>,
     /// Where builds are cached, and whether.
     pub cache: &'a BuildCache,
-}
-
-/// How the upload will be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BuildKind {
-    Make,
-    CMake,
-    Sources(Vec<PathBuf>),
-}
-
-/// Is `dir` a console program upload: a Makefile, a CMakeLists.txt or
-/// `.cpp` files (directly or one folder down), and no Lab 3 `ChessBoard.hh`?
-pub fn is_console_upload(dir: &Path) -> bool {
-    let has = |name: &str| {
-        walkdir::WalkDir::new(dir)
-            .max_depth(2)
-            .into_iter()
-            .filter_map(Result::ok)
-            .any(|e| e.file_name() == name)
-    };
-    !has("ChessBoard.hh") && find_root(dir).is_some()
-}
-
-/// The folder holding the build: `dir` itself, or its one subfolder that has
-/// the build files (archives often unpack into one).
-fn find_root(dir: &Path) -> Option<PathBuf> {
-    let buildable = |d: &Path| {
-        d.join("Makefile").is_file()
-            || d.join("makefile").is_file()
-            || d.join("CMakeLists.txt").is_file()
-            || cpp_files(d).is_ok_and(|f| !f.is_empty())
-    };
-    if buildable(dir) {
-        return Some(dir.to_path_buf());
-    }
-    let mut subdirs = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir() && buildable(p));
-    let only = subdirs.next()?;
-    subdirs.next().is_none().then_some(only)
-}
-
-fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "cpp" || x == "cc"))
-        .collect();
-    files.sort();
-    Ok(files)
+    /// How an include that names a file in another case is taken.
+    pub case: CaseRule,
 }
 
 /// Builds a console upload; the program is `<root>/<binary>` (or, for
@@ -107,9 +63,12 @@ fn cpp_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// is put where the build would have made it, in the same folder of
 /// sources, or the same compile error is returned. The [`Origin`] says
 /// which (reports say it).
-pub fn build_console_traced(dir: &Path, how: &ConsoleBuild) -> (Result<Build, BuildError>, Origin) {
+pub fn build_console_traced(
+    upload: &Upload,
+    how: &ConsoleBuild,
+) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
-    let result = build(dir, how, &mut origin);
+    let result = build(upload, how, &mut origin);
     (result, origin)
 }
 
@@ -119,20 +78,18 @@ fn identity(tool: &str, workdir: &Path) -> String {
     cache::tool_identity(tool, workdir).unwrap_or_else(|e| e.to_string())
 }
 
-fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {
-    if !dir.is_dir() {
-        return Err(BuildError::NotRecognised(format!(
-            "{} is not a folder",
-            dir.display()
-        )));
+fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {
+    if let Some(msg) = upload.case_error(how.case) {
+        return Err(BuildError::Compile(msg));
     }
     let tmp = tempfile::Builder::new()
         .prefix("chessgrade-console-build-")
         .tempdir()
         .map_err(|e| BuildError::Io(e.to_string()))?;
-    let src = tmp.path().join("src");
-    copy_tree(dir, &src)?;
-    let root = find_root(&src).unwrap_or_else(|| src.clone());
+    let root = tmp.path().join("src");
+    upload
+        .copy_into(&root, how.case)
+        .map_err(|e| BuildError::Io(e.to_string()))?;
     // What the overlay replaced (files that differed from the upload's):
     // said with a compile error (the likely cause), and as a note of a
     // build that succeeded (graded with the staff's versions of them).
@@ -180,17 +137,21 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         }
         env.push(("PATH", path));
     }
+    // How the sources were found, when that was a decision (subfolders,
+    // a project file): said in the notes.
+    let mut layout = None;
     let (steps, program): (Steps, PathBuf) = match how.command {
         Some(cmd) => (
             Steps::Commands(vec![("sh".into(), vec!["-c".into(), cmd.into()])]),
             binary.clone(),
         ),
-        None => match build_kind(&root)? {
-            BuildKind::Make => (
+        // The build file may be the overlay's: looked for after it.
+        None => match build_file(&root) {
+            Some(upload::BuildFile::Make) => (
                 Steps::Commands(vec![("make".into(), Vec::new())]),
                 binary.clone(),
             ),
-            BuildKind::CMake => (
+            Some(upload::BuildFile::CMake) => (
                 Steps::Commands(vec![
                     (
                         "cmake".into(),
@@ -200,8 +161,20 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
                 ]),
                 root.join("build").join(how.binary),
             ),
-            BuildKind::Sources(files) => {
-                (sources_steps(how, &root, &binary, files)?, binary.clone())
+            None => {
+                let sources = Sources::of(upload, how.overlay);
+                if sources.files.is_empty() {
+                    return Err(BuildError::NotRecognised(format!(
+                        "nothing to build: the upload has no Makefile, CMakeLists.txt or C++ \
+                         source file (.cpp, .cc); {}",
+                        upload.contents()
+                    )));
+                }
+                layout = sources.note();
+                (
+                    sources_steps(how, &root, &binary, &sources)?,
+                    binary.clone(),
+                )
             }
         },
     };
@@ -211,7 +184,11 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
             program: program.clone(),
             args: Vec::new(),
         },
-        notes: replaced.iter().map(Replaced::built_note).collect(),
+        notes: layout
+            .iter()
+            .cloned()
+            .chain(replaced.iter().map(Replaced::built_note))
+            .collect(),
         sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     };
@@ -264,6 +241,10 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
     // The compiler's message is cached as it is; the overlay's note is
     // added each time (it names the overlay folder of this run).
     let failed = |msg: String, timed_out: bool| {
+        let msg = match main_hint(&msg, upload) {
+            Some(hint) => format!("{hint}\n\n{msg}"),
+            None => msg,
+        };
         if let Some((folder, key)) = &cached
             && !timed_out
         {
@@ -346,17 +327,149 @@ enum Steps {
 /// that the linker's messages name them `.chessgrade-objects/main.o`).
 const OBJECT_DIR: &str = ".chessgrade-objects";
 
-/// The steps of a build of `files` (the upload's `.cpp` and `.cc`) with the
-/// course's flags (and a checked build's), into `binary`.
+/// The sources of a build with no build file, relative to the upload's
+/// root: the upload's ([`Upload::program_sources`]) and the overlay's.
+struct Sources {
+    files: Vec<PathBuf>,
+    /// Folders on the include path (none when every source and header is
+    /// at the root, where the compiler looks anyway).
+    includes: Vec<PathBuf>,
+    /// The project file that listed them.
+    project: Option<PathBuf>,
+}
+
+impl Sources {
+    fn of(upload: &Upload, overlay: Option<&Path>) -> Sources {
+        let found = upload.program_sources();
+        let mut files = found.files;
+        if let Some(overlay) = overlay {
+            for entry in std::fs::read_dir(overlay).into_iter().flatten().flatten() {
+                let name = PathBuf::from(entry.file_name());
+                if entry.path().is_file() && upload::is_source(&name) && !files.contains(&name) {
+                    files.push(name);
+                }
+            }
+            files.sort();
+        }
+        let at_root = |p: &Path| p.parent() == Some(Path::new(""));
+        let flat = upload
+            .files()
+            .iter()
+            .filter(|f| upload::is_source(f) || upload::is_header(f))
+            .all(|f| at_root(f));
+        Sources {
+            files,
+            includes: if flat {
+                Vec::new()
+            } else {
+                upload.header_dirs()
+            },
+            project: found.project,
+        }
+    }
+
+    /// What the notes say of them, when finding them was a decision.
+    fn note(&self) -> Option<String> {
+        let files: Vec<String> = self.files.iter().map(|p| p.display().to_string()).collect();
+        let dirs: Vec<String> = self
+            .includes
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}/",
+                    if d.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        d
+                    }
+                    .display()
+                )
+            })
+            .collect();
+        let include = match dirs.is_empty() {
+            true => String::new(),
+            false => format!("; include path: {}", dirs.join(", ")),
+        };
+        match &self.project {
+            Some(project) => Some(format!(
+                "sources: the {} files {} lists: {}{include}",
+                files.len(),
+                project.display(),
+                upload::listing(&files)
+            )),
+            None if !dirs.is_empty() => Some(format!(
+                "sources: {} files from the upload's folders, as the student's IDE built them \
+                 (no Makefile or CMakeLists.txt): {}{include}",
+                files.len(),
+                upload::listing(&files)
+            )),
+            None => None,
+        }
+    }
+}
+
+/// Where the build file is after the overlay: `Makefile` first.
+fn build_file(root: &Path) -> Option<upload::BuildFile> {
+    if ["Makefile", "makefile", "GNUmakefile"]
+        .iter()
+        .any(|name| root.join(name).is_file())
+    {
+        Some(upload::BuildFile::Make)
+    } else if root.join("CMakeLists.txt").is_file() {
+        Some(upload::BuildFile::CMake)
+    } else {
+        None
+    }
+}
+
+/// A link that failed for the upload's shape, in a student's words: two
+/// files that each define `main`, or none.
+fn main_hint(output: &str, upload: &Upload) -> Option<String> {
+    let several = output.contains("multiple definition of `main'");
+    let none = output.contains("undefined reference to `main'");
+    if !several && !none {
+        return None;
+    }
+    let mains: Vec<String> = upload
+        .files()
+        .iter()
+        .filter(|f| upload::is_source(f))
+        .filter(|f| {
+            std::fs::read(upload.root().join(f))
+                .is_ok_and(|b| upload::defines_main(&String::from_utf8_lossy(&b)))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    Some(if several {
+        format!(
+            "The upload's shape, not its code: {} files define main() ({}), and a program has \
+             one. Leave the extra one out of the upload, or add a Makefile that builds only the \
+             program's files.",
+            mains.len(),
+            mains.join(", ")
+        )
+    } else {
+        "The upload's shape, not its code: no file of the upload defines main(), so there is \
+         no program to link. Is the file with main() missing from the upload?"
+            .to_string()
+    })
+}
+
+/// The steps of a build of `sources` with the course's flags (and a
+/// checked build's), into `binary`.
 fn sources_steps(
     how: &ConsoleBuild,
     root: &Path,
     binary: &Path,
-    files: Vec<PathBuf>,
+    sources: &Sources,
 ) -> Result<Steps, BuildError> {
     let mut flags: Vec<OsString> = how.cxx_flags.iter().map(Into::into).collect();
     if let Some(tool) = how.memcheck {
         flags.extend(tool.compile_flags().into_iter().map(OsString::from));
+    }
+    for dir in &sources.includes {
+        flags.push("-I".into());
+        flags.push(root.join(dir).into_os_string());
     }
     let objects = root.join(OBJECT_DIR);
     // An uploaded file or folder of that name is not the build's.
@@ -366,7 +479,7 @@ fn sources_steps(
     let mut link = flags.clone();
     link.extend(["-o".into(), binary.as_os_str().to_owned()]);
     let mut units = Vec::new();
-    for (i, source) in files.into_iter().enumerate() {
+    for (i, source) in sources.files.iter().map(|f| root.join(f)).enumerate() {
         let stem = source.file_stem().unwrap_or_default().to_string_lossy();
         let object = objects.join(format!("{i}-{stem}.o"));
         let mut command = flags.clone();
@@ -508,24 +621,6 @@ impl Replaced {
     }
 }
 
-/// Which build the upload's files call for.
-pub fn build_kind(root: &Path) -> Result<BuildKind, BuildError> {
-    if root.join("Makefile").is_file() || root.join("makefile").is_file() {
-        return Ok(BuildKind::Make);
-    }
-    if root.join("CMakeLists.txt").is_file() {
-        return Ok(BuildKind::CMake);
-    }
-    let files = cpp_files(root).map_err(|e| BuildError::Io(e.to_string()))?;
-    if files.is_empty() {
-        return Err(BuildError::NotRecognised(format!(
-            "no Makefile, CMakeLists.txt or .cpp files in {}",
-            root.display()
-        )));
-    }
-    Ok(BuildKind::Sources(files))
-}
-
 /// The compiler's message, capped, with the temporary paths removed.
 fn tidy(output: &str, root: &Path) -> String {
     let mut msg = output.replace(&format!("{}/", root.display()), "");
@@ -536,25 +631,6 @@ fn tidy(output: &str, root: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn build_files_pick_the_build() {
-        let d = tempfile::tempdir().unwrap();
-        assert!(build_kind(d.path()).is_err());
-        std::fs::write(d.path().join("b.cpp"), "").unwrap();
-        std::fs::write(d.path().join("a.cpp"), "").unwrap();
-        assert_eq!(
-            build_kind(d.path()).unwrap(),
-            BuildKind::Sources(vec![d.path().join("a.cpp"), d.path().join("b.cpp")])
-        );
-        assert!(is_console_upload(d.path()));
-        std::fs::write(d.path().join("CMakeLists.txt"), "").unwrap();
-        assert_eq!(build_kind(d.path()).unwrap(), BuildKind::CMake);
-        std::fs::write(d.path().join("Makefile"), "").unwrap();
-        assert_eq!(build_kind(d.path()).unwrap(), BuildKind::Make);
-        std::fs::write(d.path().join("ChessBoard.hh"), "").unwrap();
-        assert!(!is_console_upload(d.path()));
-    }
 
     #[test]
     fn the_overlay_files_that_differ_from_the_uploads_are_named() {
@@ -597,14 +673,5 @@ mod tests {
             Replaced::of(Path::new("o"), &[]).map(|r| r.failed_note()),
             None
         );
-    }
-
-    #[test]
-    fn an_upload_folder_one_level_down_is_found() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir(d.path().join("project")).unwrap();
-        std::fs::write(d.path().join("project/Makefile"), "").unwrap();
-        assert_eq!(find_root(d.path()), Some(d.path().join("project")));
-        assert!(is_console_upload(d.path()));
     }
 }

@@ -1,8 +1,12 @@
 //! Lab 3 C++ uploads: the course's headers and `.cc` files, as students
 //! upload them, compiled together with the protocol adapter shipped in
 //! `adapters/lab3-cpp/` (embedded in the binary, so `chessgrade` works from
-//! anywhere) in a temporary directory. A student file that defines its own
-//! `main` (the course's custom-tests driver) is left out, with a note.
+//! anywhere) in a temporary directory. Which files those are is the upload
+//! reader's decision (`crate::upload`): the sources beside `ChessBoard.hh`
+//! (or in the upload's other folders when it has an `include/`), every
+//! folder with headers on the include path; a student file that defines
+//! its own `main` (the course's custom-tests driver) is left out, with a
+//! note.
 //!
 //! The build follows the course's: `g++ -std=c++17 -g -Wall` by default
 //! (no optimisation, so a submission that reads uninitialised memory gets
@@ -19,8 +23,9 @@
 
 use super::cache::{self, BuildCache, Hit, KeyBuilder, Kind};
 use super::units::{Unit, UnitObjects, compile_all};
-use super::{Build, BuildError, Origin, cap_compiler_output, copy_tree, run_step};
+use super::{Build, BuildError, Origin, cap_compiler_output, run_step};
 use crate::sandbox::EngineCommand;
+use crate::upload::{CaseRule, Upload};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,138 +37,6 @@ pub const LAB3_ADAPTER: &str = include_str!("../../adapters/lab3-cpp/adapter_mai
 pub const LAB3_ADAPTER_GLUE: &str = include_str!("../../adapters/lab3-cpp/adapter_glue.cc");
 const ADAPTER_FILE: &str = "chessgrade_adapter_main.cc";
 const GLUE_FILE: &str = "chessgrade_adapter_glue.cc";
-
-/// The sources of a Lab 3 C++ submission.
-#[derive(Debug, PartialEq, Eq)]
-pub struct CppSources {
-    /// The folder holding `ChessBoard.hh` (the include directory).
-    pub include_dir: PathBuf,
-    /// `.cc`/`.cpp` files to compile, sorted.
-    pub sources: Vec<PathBuf>,
-    /// Files left out because they define `main`.
-    pub left_out: Vec<PathBuf>,
-}
-
-/// Finds a Lab 3 C++ submission in `dir` (directly or one folder down, as
-/// archives often unpack).
-pub fn find_cpp(dir: &Path) -> Result<CppSources, BuildError> {
-    let header = walkdir::WalkDir::new(dir)
-        .max_depth(2)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.file_name() == "ChessBoard.hh")
-        .ok_or_else(|| {
-            BuildError::NotRecognised(format!("no ChessBoard.hh in {}", dir.display()))
-        })?;
-    let include_dir = header.path().parent().unwrap_or(dir).to_path_buf();
-    let mut sources = Vec::new();
-    let mut left_out = Vec::new();
-    let entries = std::fs::read_dir(&include_dir).map_err(|e| BuildError::Io(e.to_string()))?;
-    for entry in entries.filter_map(Result::ok) {
-        let path = entry.path();
-        let is_source = path.extension().is_some_and(|x| x == "cc" || x == "cpp");
-        if !is_source {
-            continue;
-        }
-        let text =
-            std::fs::read(&path).map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
-        if defines_main(&String::from_utf8_lossy(&text)) {
-            left_out.push(path);
-        } else {
-            sources.push(path);
-        }
-    }
-    sources.sort();
-    left_out.sort();
-    if sources.is_empty() {
-        return Err(BuildError::NotRecognised(format!(
-            "no .cc files beside {}",
-            header.path().display()
-        )));
-    }
-    Ok(CppSources {
-        include_dir,
-        sources,
-        left_out,
-    })
-}
-
-/// Does this C++ source define a `main` function? Comments and string
-/// literals are skipped so a mention of "main(" there does not count.
-pub fn defines_main(source: &str) -> bool {
-    let code = strip_comments_and_strings(source);
-    let bytes = code.as_bytes();
-    let mut from = 0;
-    while let Some(i) = code[from..].find("main") {
-        let at = from + i;
-        from = at + 4;
-        let before_ok = at == 0 || !is_ident(bytes[at - 1]);
-        let rest = code[at + 4..].trim_start();
-        let after_ok = rest.starts_with('(');
-        // `int main(` / `auto main(`: a type word right before the name.
-        let prev_word = code[..at]
-            .trim_end()
-            .rsplit(|c: char| !c.is_alphanumeric() && c != '_')
-            .next()
-            .unwrap_or("");
-        if before_ok && after_ok && matches!(prev_word, "int" | "auto" | "void") {
-            // A definition has a body: `{` after the parameter list.
-            let has_body = rest
-                .find(')')
-                .is_some_and(|close| rest[close + 1..].trim_start().starts_with('{'));
-            if has_body {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-fn strip_comments_and_strings(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
-    let mut chars = src.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut prev = ' ';
-                for c in chars.by_ref() {
-                    if prev == '*' && c == '/' {
-                        break;
-                    }
-                    prev = c;
-                }
-                out.push(' ');
-            }
-            '"' | '\'' => {
-                let quote = c;
-                while let Some(c) = chars.next() {
-                    if c == '\\' {
-                        chars.next();
-                    } else if c == quote {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The course's build flags (`-g -Wall`, no optimisation): a submission that
 /// reads uninitialised memory gets the same verdicts as in the course's build.
@@ -189,6 +62,8 @@ pub struct CppOptions {
     /// every unit (the adapter's cached object included, under a key of its
     /// own) and to the link.
     pub memcheck: Option<crate::memcheck::Tool>,
+    /// How an include that names a file in another case is taken.
+    pub case: CaseRule,
 }
 
 impl CppOptions {
@@ -199,6 +74,7 @@ impl CppOptions {
             timeout,
             cache: BuildCache::default(),
             memcheck: None,
+            case: CaseRule::default(),
         }
     }
 
@@ -229,24 +105,35 @@ pub fn adapter_cache_dir() -> PathBuf {
     std::env::temp_dir().join("chessgrade-cache")
 }
 
+/// The student's folders a unit includes from: the upload's copy first,
+/// then each other folder of it that holds headers.
+struct Includes<'a> {
+    root: &'a Path,
+    others: Vec<PathBuf>,
+}
+
 /// A unit of the build: its source, object and whether it includes the
-/// student's folder (every unit but the adapter's main).
+/// student's folders (every unit but the adapter's main).
 fn unit(
     options: &CppOptions,
     source: PathBuf,
     object: PathBuf,
-    include_dir: Option<&Path>,
+    includes: Option<&Includes>,
 ) -> Unit {
     let mut command: Vec<OsString> = options.all_flags().iter().map(Into::into).collect();
     command.extend(["-c".into(), source.clone().into_os_string()]);
-    if let Some(include_dir) = include_dir {
-        command.push("-I".into());
-        command.push(include_dir.as_os_str().to_owned());
+    if let Some(includes) = includes {
+        for dir in
+            std::iter::once(includes.root).chain(includes.others.iter().map(PathBuf::as_path))
+        {
+            command.push("-I".into());
+            command.push(dir.as_os_str().to_owned());
+        }
         // A checked build's debug information names the upload by one
         // folder wherever it was built, so its program may be cached
         // (`memcheck::source_root_flag`).
         if options.memcheck.is_some() {
-            command.push(crate::memcheck::source_root_flag(include_dir));
+            command.push(crate::memcheck::source_root_flag(includes.root));
         }
     }
     Unit {
@@ -263,35 +150,40 @@ fn unit(
 /// the same key as an earlier one (the build cache, `submission::cache`) is copied
 /// from it instead (the program, or the same compile error); the
 /// [`Origin`] says which (reports say it).
-pub fn build_cpp_traced(dir: &Path, options: &CppOptions) -> (Result<Build, BuildError>, Origin) {
+pub fn build_cpp_traced(
+    upload: &Upload,
+    options: &CppOptions,
+) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
-    let result = build(dir, options, &mut origin);
+    let result = build(upload, options, &mut origin);
     (result, origin)
 }
 
-fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build, BuildError> {
-    // The compiler runs in a temporary directory: give it absolute paths.
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| BuildError::NotRecognised(format!("{}: {e}", dir.display())))?;
-    let found = find_cpp(&dir)?;
+fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<Build, BuildError> {
+    let found = upload.lab3().map_err(BuildError::NotRecognised)?;
+    if let Some(msg) = upload.case_error(options.case) {
+        return Err(BuildError::Compile(msg));
+    }
     let tmp = tempfile::Builder::new()
         .prefix("chessgrade-build-")
         .tempdir()
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let io = |e: std::io::Error| BuildError::Io(e.to_string());
-    // The build reads a private copy of the upload (no link out of it, no
-    // FIFO), owned by the sandbox's uid: never the class folder itself.
+    // The build reads a private copy of the upload as the reader decided
+    // it (no link out of it, no FIFO, no debris or stale object), owned by
+    // the sandbox's uid: never the class folder itself. The compiler runs
+    // in the build folder: it is given absolute paths.
     let copy = tmp.path().join("upload");
-    copy_tree(&found.include_dir, &copy)?;
-    let found = CppSources {
-        sources: found
-            .sources
-            .iter()
-            .map(|s| copy.join(s.strip_prefix(&found.include_dir).unwrap_or(s)))
+    upload.copy_into(&copy, options.case).map_err(io)?;
+    let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
+    let includes = Includes {
+        root: &copy,
+        others: upload
+            .header_dirs()
+            .into_iter()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(|d| copy.join(d))
             .collect(),
-        include_dir: copy.clone(),
-        left_out: found.left_out,
     };
     let glue = tmp.path().join(GLUE_FILE);
     std::fs::write(&glue, LAB3_ADAPTER_GLUE).map_err(io)?;
@@ -305,9 +197,9 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
     crate::sandbox::hand_over(tmp.path()).map_err(io)?;
     let compiler = compiler_identity(options, tmp.path())?;
     let adapter = tmp.path().join("adapter_main.o");
-    let include = Some(found.include_dir.as_path());
+    let include = Some(&includes);
     let mut units = vec![unit(options, glue, tmp.path().join("glue.o"), include)];
-    for (i, src) in found.sources.iter().enumerate() {
+    for (i, src) in sources.iter().enumerate() {
         let object = tmp.path().join(format!("student{i}.o"));
         units.push(unit(options, src.clone(), object, include));
     }
@@ -498,44 +390,4 @@ pub fn compile_message(outputs: &[String]) -> String {
     };
     cap_compiler_output(&mut msg);
     msg
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn main_definitions_are_found_and_mentions_are_not() {
-        assert!(defines_main("int main() { return 0; }"));
-        assert!(defines_main("int main(int argc, char** argv)\n{\n}"));
-        assert!(!defines_main("// int main() {}\nvoid f();"));
-        assert!(!defines_main("/* int main() { } */"));
-        assert!(!defines_main("const char* s = \"int main() {}\";"));
-        assert!(!defines_main("int domain(int x) { return x; }"));
-        assert!(
-            !defines_main("int main();"),
-            "a declaration is not a definition"
-        );
-    }
-
-    #[test]
-    fn folders_without_the_lab3_header_are_not_recognised() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("x.cc"), "int f() { return 1; }").unwrap();
-        assert!(matches!(
-            find_cpp(dir.path()),
-            Err(BuildError::NotRecognised(_))
-        ));
-    }
-
-    #[test]
-    fn stray_mains_are_left_out() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("ChessBoard.hh"), "").unwrap();
-        std::fs::write(dir.path().join("ChessBoard.cc"), "int f() { return 1; }").unwrap();
-        std::fs::write(dir.path().join("main.cc"), "int main() { return 0; }").unwrap();
-        let found = find_cpp(dir.path()).unwrap();
-        assert_eq!(found.sources, vec![dir.path().join("ChessBoard.cc")]);
-        assert_eq!(found.left_out, vec![dir.path().join("main.cc")]);
-    }
 }

@@ -2,8 +2,10 @@
 //!
 //! Each kind of upload has its own file: `lab3` (the course's C++ classes,
 //! compiled with the protocol adapter) and `console` (a course's whole
-//! interactive program, built with its Makefile, CMake or g++);
-//! [`recognise`] tells them apart. What they share lives here: the
+//! interactive program, built with its Makefile, CMake or g++). Both build
+//! an upload as the reader decided it ([`crate::upload::Upload`]: what it
+//! is, what is left out, which kind it is), copied into their private
+//! build folder from that decision. What they share lives here: the
 //! finished [`Build`], the [`BuildError`] classes (a compile error is the
 //! student's result; anything else is a staff-side problem), and running a
 //! build step inside the sandbox. Both kinds go through the build cache
@@ -17,10 +19,11 @@ mod units;
 
 pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 
-pub use console::{BuildKind, ConsoleBuild, build_console_traced, build_kind, is_console_upload};
+pub use crate::upload::{UploadKind, defines_main};
+pub use console::{ConsoleBuild, build_console_traced};
 pub use lab3::{
-    CppOptions, CppSources, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
-    build_cpp_traced, compile_message, defines_main, find_cpp,
+    CppOptions, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
+    build_cpp_traced, compile_message,
 };
 
 /// Where a build's result came from.
@@ -30,26 +33,6 @@ pub enum Origin {
     Built,
     /// Copied from the build cache: nothing was compiled.
     Cache,
-}
-
-/// The kinds of upload `grade --submission` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UploadKind {
-    /// Lab 3 classes (`ChessBoard.hh` and `.cc` files), driven by the adapter.
-    Lab3,
-    /// A whole console program (Makefile, CMakeLists.txt or `.cpp` files).
-    Console,
-}
-
-/// Which kind of upload `dir` is, if any.
-pub fn recognise(dir: &Path) -> Option<UploadKind> {
-    if find_cpp(dir).is_ok() {
-        Some(UploadKind::Lab3)
-    } else if is_console_upload(dir) {
-        Some(UploadKind::Console)
-    } else {
-        None
-    }
 }
 
 use crate::sandbox::{self, EngineCommand, Limits};
@@ -114,15 +97,28 @@ impl std::fmt::Display for BuildError {
     }
 }
 
-/// The most an upload may hold (bytes, files): a build copies it first.
-const MAX_UPLOAD_BYTES: u64 = 256 << 20;
-const MAX_UPLOAD_FILES: usize = 20_000;
+impl From<crate::upload::ReadError> for BuildError {
+    /// A folder that is no single upload, or too large, is the student's
+    /// result; one that cannot be read is the staff's.
+    fn from(e: crate::upload::ReadError) -> BuildError {
+        use crate::upload::ReadError;
+        match e {
+            ReadError::NotAFolder(_) | ReadError::SeveralPrograms(_) => {
+                BuildError::NotRecognised(e.to_string())
+            }
+            ReadError::TooLarge => BuildError::Compile(e.to_string()),
+            ReadError::Io(m) => BuildError::Io(m),
+        }
+    }
+}
 
-/// Copies every regular file and folder of `from` into `to` (replacing),
-/// recursively; links, FIFOs and devices are left out, so a build never
-/// reads through a link out of the upload or blocks on a FIFO. An upload
-/// larger than [`MAX_UPLOAD_BYTES`] or [`MAX_UPLOAD_FILES`] is the
-/// student's failure, said once.
+use crate::upload::{MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES};
+
+/// Copies every regular file and folder of `from` (the staff's overlay)
+/// into `to` (replacing), recursively; links, FIFOs and devices are left
+/// out, so a build never reads through a link or blocks on a FIFO. An
+/// overlay is the staff's and taken as it is: uploads are copied from
+/// the reader's decision instead ([`crate::upload::Upload::copy_into`]).
 pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
     let (mut bytes, mut files) = (0u64, 0usize);
     for entry in walkdir::WalkDir::new(from).follow_links(false) {

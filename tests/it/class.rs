@@ -336,7 +336,8 @@ fn a_class_of_jhu_programs_scores_each_upload_by_its_bug() {
     // whose Makefile would otherwise make it a compile error).
     assert_eq!(
         by_name("dee")["notes"][0],
-        "not a recognised submission: no Makefile, CMakeLists.txt or .cpp files for the JHU console program"
+        "not a recognised submission: nothing to build: no Makefile, CMakeLists.txt or C++ \
+         source file (.cpp, .cc) for the JHU console program (it holds no files)"
     );
     assert!(not_passing(&by_name("ada")).is_empty());
 }

@@ -199,6 +199,30 @@ const PERFORMANCE: &str = "docs/performance.md";
 /// Every grading command of the docs, by (doc, text).
 const PLANS: &[(&str, &str, Plan)] = &[
     (
+        GRADING,
+        "chessgrade grade --submission student-mac/ scenarios/lab3/bishops",
+        Plan::Skip(
+            "uploads::a_lab3_upload_from_a_macos_zip_grades_like_the_clean_one_alone_and_in_a_class \
+             makes this upload from lab3-correct and checks its score and every note shown",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission student-vs/ scenarios/cuhk/console",
+        Plan::Skip(
+            "uploads::a_visual_studio_cuhk_project_builds_as_the_students_ide_did_and_strict_case_refuses_it \
+             makes this upload from cuhk-correct and checks its scores and notes",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission student-vs/ scenarios/cuhk/console --strict-case",
+        Plan::Skip(
+            "uploads::a_visual_studio_cuhk_project_builds_as_the_students_ide_did_and_strict_case_refuses_it \
+             grades it with --strict-case and checks the compile error's words",
+        ),
+    ),
+    (
         README,
         "chessgrade grade --class class/ --filter lab3/pawns -q --format json --output class.json",
         Plan::Skip(

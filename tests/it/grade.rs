@@ -558,7 +558,8 @@ fn an_upload_of_the_wrong_kind_is_the_students_not_recognised() {
         (
             empty.path().to_path_buf(),
             &jhu,
-            "no Makefile, CMakeLists.txt or .cpp files for the JHU console program",
+            "nothing to build: no Makefile, CMakeLists.txt or C++ source file (.cpp, .cc) for \
+             the JHU console program (it holds no files)",
         ),
     ];
     for (upload, folder, expected) in cases {

@@ -216,7 +216,8 @@ fn build_lab3(dir: &Path, adapter_cache: &Path) -> chessgrade::submission::Build
     let mut options =
         chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
     options.cache.dir = Some(adapter_cache.to_path_buf());
-    chessgrade::submission::build_cpp_traced(dir, &options)
+    let upload = chessgrade::upload::Upload::read(dir).expect("a Lab 3 fixture");
+    chessgrade::submission::build_cpp_traced(&upload, &options)
         .0
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
@@ -354,8 +355,10 @@ fn grader_console_build(
         timeout: std::time::Duration::from_secs(300),
         memcheck,
         cache: &cache,
+        case: Default::default(),
     };
-    chessgrade::submission::build_console_traced(dir, &how)
+    let upload = chessgrade::upload::Upload::read(dir).expect("a console fixture");
+    chessgrade::submission::build_console_traced(&upload, &how)
         .0
         .unwrap_or_else(|e| panic!("{fixture} does not build: {e}"))
 }

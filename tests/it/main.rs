@@ -32,6 +32,7 @@ mod serve;
 mod shards;
 mod shrink;
 mod snapshot_names;
+mod uploads;
 
 /// Cargo builds this binary only (`autotests = false`, one `[[test]]`), so
 /// a test file anywhere else under `tests/`, or one here that this file

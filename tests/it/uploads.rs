@@ -1,0 +1,378 @@
+//! Uploads as they arrive (`chessgrade::upload`): the same programs as the
+//! fixtures, packaged the way students' machines leave them (a macOS zip,
+//! a Visual Studio project, committed objects and programs of another
+//! machine, `src/` + `include/`, an include in another case), grade as
+//! their sources deserve, and the report says what was done.
+//!
+//! Each packaged upload is made here from a fixture, so the sources are
+//! the fixture's and the expected scores are the fixture's (reviewed in
+//! `tests/fixtures/*/README.md`): the packaging must change nothing but
+//! the notes. Builds are shared with the rest of the run: an upload whose
+//! copy, once the reader has decided, equals a fixture's comes from the
+//! run's build cache, and the others reuse the fixture's unit objects.
+
+use crate::helpers::{CUHK_ALL, chessgrade, console_fixture, copy_dir, jhu_overlay, submission};
+use serde_json::Value;
+use std::path::Path;
+
+const APPLE_DOUBLE: &[u8] = &[0, 5, 22, 7, 0, 2, 0, 0, b'M', b'a', b'c', b' ', b'O', b'S'];
+
+/// A 64-bit Mach-O file of `filetype` (1 object, 2 program), as a Mac
+/// writes one: what `make` on a Mac leaves in a student's repository.
+fn mach_o(filetype: u8) -> Vec<u8> {
+    let mut b = vec![0u8; 64];
+    b[..4].copy_from_slice(&[0xcf, 0xfa, 0xed, 0xfe]);
+    b[4] = 7;
+    b[12] = filetype;
+    b
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `grade ARGS --format FORMAT --output F`: (exit code, the report's text,
+/// stdout and stderr).
+fn grade_as(format: &str, args: &[&str]) -> (i32, String, String) {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut all = vec!["grade", "--color", "never"];
+    all.extend(args);
+    all.extend([
+        "--format",
+        format,
+        "--output",
+        report.path().to_str().unwrap(),
+    ]);
+    let out = chessgrade(&all);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let body = std::fs::read_to_string(report.path()).unwrap_or_default();
+    (out.status.code().unwrap_or(-1), body, text)
+}
+
+/// `grade ARGS` as JSON: (exit code, report, output).
+fn grade(args: &[&str]) -> (i32, Value, String) {
+    let (code, body, text) = grade_as("json", args);
+    let json = serde_json::from_str(&body).unwrap_or(Value::Null);
+    (code, json, text)
+}
+
+fn notes(report: &Value) -> Vec<String> {
+    report["notes"]
+        .as_array()
+        .map(|n| {
+            n.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// (scenario, status, class) of every scenario.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    crate::helpers::verdicts(report)
+        .into_iter()
+        .map(|(n, s, c)| (n, s, c.unwrap_or_default()))
+        .collect()
+}
+
+fn has_note(notes: &[String], text: &str) -> bool {
+    notes.iter().any(|n| n.contains(text))
+}
+
+/// `lab3-correct` as macOS's "Compress" packs it: `Lab3/` with the
+/// student's `.vscode/`, a committed Mac `chess`, its `chess.dSYM/` and
+/// `test_files/`, beside `__MACOSX/`.
+fn macos_zip(to: &Path) {
+    let lab3 = to.join("Lab3");
+    copy_dir(&submission("lab3-correct"), &lab3);
+    write(&lab3.join(".DS_Store"), b"\0\0\0\x01Bud1");
+    write(&lab3.join(".vscode/settings.json"), b"{}");
+    write(&lab3.join("chess"), &mach_o(2));
+    write(
+        &lab3.join("chess.dSYM/Contents/Resources/DWARF/chess"),
+        &mach_o(10),
+    );
+    write(
+        &lab3.join("test_files/config1.txt"),
+        b"a config of the student's\n",
+    );
+    write(&to.join("__MACOSX/Lab3/._ChessBoard.cc"), APPLE_DOUBLE);
+    write(&to.join("__MACOSX/._Lab3"), APPLE_DOUBLE);
+}
+
+const LAB3_SCENARIOS: &str = "scenarios/lab3/bishops";
+
+#[test]
+fn a_lab3_upload_from_a_macos_zip_grades_like_the_clean_one_alone_and_in_a_class() {
+    let class = tempfile::tempdir().unwrap();
+    copy_dir(&submission("lab3-correct"), &class.path().join("clean"));
+    macos_zip(&class.path().join("zipped"));
+    write(&class.path().join("__MACOSX/._zipped"), APPLE_DOUBLE);
+
+    let clean = class.path().join("clean");
+    let zipped = class.path().join("zipped");
+    let (code, want, text) = grade(&["--submission", clean.to_str().unwrap(), LAB3_SCENARIOS]);
+    assert_eq!(code, 0, "{text}");
+    let (code, got, text) = grade(&["--submission", zipped.to_str().unwrap(), LAB3_SCENARIOS]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(verdicts(&got), verdicts(&want));
+    let notes = notes(&got);
+    for note in [
+        "upload: the program is in Lab3/, graded from there",
+        "left out 4 packaging and IDE files that are not the program: Lab3/.vscode/, \
+         Lab3/chess.dSYM/, __MACOSX/, Lab3/.DS_Store",
+        "left out 1 build product the upload carried: chess; built from the sources",
+        "left out main.cc: it defines its own main()",
+    ] {
+        assert!(notes.iter().any(|n| n == note), "{note}\nnot in {notes:#?}");
+    }
+
+    // Every report format says what was left out.
+    let args = ["--submission", zipped.to_str().unwrap(), LAB3_SCENARIOS];
+    for format in ["junit", "github", "gradescope"] {
+        let (code, body, text) = grade_as(format, &args);
+        assert_eq!(code, 0, "{format}: {text}");
+        assert!(body.contains("the program is in Lab3/"), "{format}: {body}");
+        assert!(
+            body.contains("build product the upload carried: chess"),
+            "{format}: {body}"
+        );
+    }
+
+    // As class members: the class's own __MACOSX/ is no member.
+    let (code, report, text) = grade_as(
+        "json",
+        &["--class", class.path().to_str().unwrap(), LAB3_SCENARIOS],
+    );
+    assert_eq!(code, 0, "{text}");
+    let report: Value = serde_json::from_str(&report).unwrap();
+    let members = report["submissions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].ends_with("clean") && names[1].ends_with("zipped"),
+        "{names:?}"
+    );
+    assert_eq!(verdicts(&members[0]), verdicts(&members[1]));
+    assert_eq!(verdicts(&members[1]), verdicts(&want));
+}
+
+#[test]
+fn a_lab3_upload_split_over_include_and_src_builds() {
+    let upload = tempfile::tempdir().unwrap();
+    let fixture = submission("lab3-correct");
+    for entry in std::fs::read_dir(&fixture).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        let folder = match path.extension().and_then(|x| x.to_str()) {
+            Some("hh" | "h") => "include",
+            Some("cc") => "src",
+            _ => continue,
+        };
+        write(
+            &upload.path().join(folder).join(name),
+            &std::fs::read(&path).unwrap(),
+        );
+    }
+    let (code, got, text) = grade(&[
+        "--submission",
+        upload.path().to_str().unwrap(),
+        LAB3_SCENARIOS,
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        verdicts(&got).iter().all(|(_, s, _)| s == "pass"),
+        "{got:#}"
+    );
+    let notes = notes(&got);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "left out src/main.cc: it defines its own main()"),
+        "{notes:#?}"
+    );
+}
+
+/// `cuhk-correct` as its Visual Studio project holds it: `Chess/Chess.sln`,
+/// `Chess/Chess/Chess.vcxproj` listing the sources in `Source\`, headers in
+/// `Header/`, pictures in `README/`, the IDE's `.vs/` and `x64/Debug/`;
+/// and `knight.cpp` including `"Knight.h"`, which Windows found as
+/// `knight.h`.
+fn visual_studio(to: &Path) {
+    let project = to.join("Chess/Chess");
+    let mut listed = String::new();
+    let fixture = console_fixture("cuhk-correct");
+    let mut names: Vec<_> = std::fs::read_dir(&fixture)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for path in names {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        let folder = if name.ends_with(".cpp") {
+            listed.push_str(&format!("    <ClCompile Include=\"Source\\{name}\" />\r\n"));
+            "Source"
+        } else {
+            "Header"
+        };
+        if name == "knight.cpp" {
+            assert!(text.contains("#include \"knight.h\""));
+            text = text.replace("#include \"knight.h\"", "#include \"Knight.h\"");
+        }
+        write(&project.join(folder).join(&name), text.as_bytes());
+    }
+    let vcxproj = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<Project>\r\n  <ItemGroup>\r\n{listed}  </ItemGroup>\r\n</Project>\r\n"
+    );
+    write(&project.join("Chess.vcxproj"), vcxproj.as_bytes());
+    write(&project.join("Chess.vcxproj.user"), b"<Project />");
+    write(&project.join("README/board.png"), b"\x89PNG\r\n\x1a\n");
+    let mut obj = vec![0u8; 64];
+    obj[..2].copy_from_slice(&0x8664u16.to_le_bytes());
+    obj[2] = 4;
+    write(&project.join("x64/Debug/knight.obj"), &obj);
+    write(&project.join("x64/Debug/Chess.exe"), b"MZ");
+    write(
+        &to.join("Chess/Chess.sln"),
+        b"Microsoft Visual Studio Solution File, Format Version 12.00\r\n",
+    );
+    write(&to.join("Chess/.vs/Chess/v17/.suo"), b"\xd0\xcf\x11\xe0");
+}
+
+#[test]
+fn a_visual_studio_cuhk_project_builds_as_the_students_ide_did_and_strict_case_refuses_it() {
+    let upload = tempfile::tempdir().unwrap();
+    visual_studio(upload.path());
+    let dir = upload.path().to_str().unwrap();
+    let mut args = vec!["--submission", dir];
+    args.extend(CUHK_ALL);
+    let (code, report, text) = grade(&args);
+    assert_eq!(code, 0, "{text}");
+    let all = verdicts(&report);
+    assert!(
+        !all.is_empty() && all.iter().all(|(_, s, _)| s == "pass"),
+        "{all:?}"
+    );
+    let said = notes(&report);
+    for note in [
+        "upload: the program is in Chess/Chess/, graded from there",
+        "left out 3 packaging and IDE files that are not the program: Chess/.vs/, \
+         Chess/Chess/Chess.vcxproj.user, Chess/Chess/x64/",
+        "sources: the 13 files Chess.vcxproj lists: Source/bishop.cpp, Source/board.cpp, \
+         Source/game.cpp, Source/human.cpp, Source/king.cpp, Source/knight.cpp, \
+         Source/machine.cpp, Source/main.cpp, …; include path: ./, Header/",
+        "Source/knight.cpp line 4: #include \"Knight.h\" names Header/knight.h, but its name \
+         differs from the file's only in case, which Windows and macOS ignore and Linux does \
+         not; built as #include \"knight.h\" (--strict-case makes this a compile error)",
+    ] {
+        assert!(has_note(&said, note), "{note}\nnot in {said:#?}");
+    }
+
+    args.push("--strict-case");
+    let (code, report, text) = grade(&args);
+    assert_eq!(code, 1, "{text}");
+    let all = verdicts(&report);
+    assert!(all.iter().all(|(_, _, c)| c == "compile_error"), "{all:?}");
+    let notes = notes(&report);
+    assert!(
+        has_note(
+            &notes,
+            "compile error:\nSource/knight.cpp line 4: #include \"Knight.h\" names \
+             Header/knight.h, but its name differs from the file's only in case, which Windows \
+             and macOS ignore and Linux does not. This course builds by Linux's rules \
+             (--strict-case): write #include \"knight.h\", or rename the file."
+        ),
+        "{notes:#?}"
+    );
+}
+
+#[test]
+fn build_products_of_another_machine_are_left_out_of_a_jhu_build() {
+    let upload = tempfile::tempdir().unwrap();
+    copy_dir(&console_fixture("jhu-correct"), upload.path());
+    // Committed on the student's Mac after their last build: newer than
+    // the sources, so `make` would link them.
+    for name in ["main.o", "Knight.o", "Board.o"] {
+        write(&upload.path().join(name), &mach_o(1));
+    }
+    write(&upload.path().join("chess"), &mach_o(2));
+    let overlay = jhu_overlay(None);
+    let (code, report, text) = grade(&[
+        "--submission",
+        upload.path().to_str().unwrap(),
+        "--overlay",
+        overlay.path().to_str().unwrap(),
+        "scenarios/jhu/check",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let all = verdicts(&report);
+    assert!(
+        !all.is_empty() && all.iter().all(|(_, s, _)| s == "pass"),
+        "{all:?}"
+    );
+    assert!(
+        notes(&report).iter().any(|n| n
+            == "left out 4 build products the upload carried: Board.o, Knight.o, chess, main.o; \
+                built from the sources"),
+        "{:#?}",
+        notes(&report)
+    );
+}
+
+#[test]
+fn an_uploads_shape_is_said_in_a_students_words() {
+    // Two files that define main(): the CUHK program and a test driver.
+    let upload = tempfile::tempdir().unwrap();
+    copy_dir(&console_fixture("cuhk-correct"), upload.path());
+    write(
+        &upload.path().join("test_main.cpp"),
+        b"#include \"board.h\"\nint main() { return 0; }\n",
+    );
+    let mut args = vec!["--submission", upload.path().to_str().unwrap()];
+    args.extend(CUHK_ALL);
+    let (code, report, text) = grade(&args);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        verdicts(&report)
+            .iter()
+            .all(|(_, _, c)| c == "compile_error"),
+        "{report:#}"
+    );
+    assert!(
+        has_note(
+            &notes(&report),
+            "compile error:\nThe upload's shape, not its code: 2 files define main() (main.cpp, \
+             test_main.cpp), and a program has one."
+        ),
+        "{:#?}",
+        notes(&report)
+    );
+
+    // Nothing to build: the student uploaded their report only.
+    let docs = tempfile::tempdir().unwrap();
+    write(&docs.path().join("Report/report.pdf"), b"%PDF-1.7");
+    write(&docs.path().join("README.md"), b"my chess game");
+    let mut args = vec!["--submission", docs.path().to_str().unwrap()];
+    args.extend(CUHK_ALL);
+    let (code, report, text) = grade(&args);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        verdicts(&report)
+            .iter()
+            .all(|(_, _, c)| c == "not_recognised"),
+        "{report:#}"
+    );
+    assert!(
+        has_note(&notes(&report), "(it holds README.md, Report/report.pdf)"),
+        "{:#?}",
+        notes(&report)
+    );
+}
