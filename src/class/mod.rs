@@ -18,7 +18,10 @@
 //! This module computes; the per-submission [`Report`]s and the class
 //! table are rendered by `report`.
 
+pub mod roster;
 pub mod shard;
+
+pub use roster::{Naming, Roster, Student};
 
 use crate::grading::Plan;
 use crate::report::{Report, RunIdentity};
@@ -29,43 +32,42 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// One student's folder.
+/// One submission of a class.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
-    /// The folder's name: the submission's name in every report.
+    /// The submission's name in every report: its folder's (or zip's)
+    /// name, or its students' where the class export says them
+    /// ([`roster`]).
     pub name: String,
+    /// Its upload: a folder, or a zip file.
     pub dir: PathBuf,
+    /// Who submitted it, where the export says (a group lists each).
+    pub students: Vec<Student>,
 }
 
-/// The sub-folders of a class folder, sorted by name (hidden ones skipped).
-pub fn members(class_dir: &Path) -> Result<Vec<Member>, crate::grading::StaffError> {
-    let entries = std::fs::read_dir(class_dir).map_err(|e| {
-        crate::grading::StaffError::Class(format!(
-            "{}: cannot read the class folder: {e}",
-            class_dir.display()
-        ))
-    })?;
-    let mut out: Vec<Member> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            // A zip of the class made on a Mac brings `__MACOSX/`.
-            let member = !name.starts_with('.') && !crate::upload::is_debris_dir(&name);
-            member.then(|| Member {
-                name,
-                dir: e.path(),
-            })
+/// The members of a class folder, sorted by name (hidden folders and
+/// packaging debris skipped), and the rule that named them ([`roster`]).
+pub fn members(class_dir: &Path) -> Result<Roster, crate::grading::StaffError> {
+    roster::read(class_dir)
+}
+
+/// A member's name as a file name of its own report (`--output-dir`): a
+/// name from a class export may hold `/` or start with `.`.
+pub fn file_stem(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | '\0') || c.is_control() {
+                '_'
+            } else {
+                c
+            }
         })
         .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    if out.is_empty() {
-        return Err(crate::grading::StaffError::Class(format!(
-            "{}: no submission folders in the class folder",
-            class_dir.display()
-        )));
+    match safe.strip_prefix('.') {
+        Some(rest) => format!("_{rest}"),
+        None => safe,
     }
-    Ok(out)
 }
 
 /// Whether `dir` looks like a class (a folder of submission folders)
@@ -166,7 +168,7 @@ pub fn grade_one(
 ) -> Graded {
     let started = Instant::now();
     let mut from_cache = false;
-    let (notes, results, staff_error) = match opts.plan.build(&m.dir) {
+    let (mut notes, results, staff_error) = match opts.plan.build(&m.dir) {
         Ok(prepared) => {
             from_cache = prepared.from_cache();
             let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
@@ -189,6 +191,11 @@ pub fn grade_one(
             (Vec::new(), results, Some(e.to_string()))
         }
     };
+    if !m.students.is_empty() {
+        let who: Vec<String> = m.students.iter().map(Student::describe).collect();
+        let upload = m.dir.file_name().unwrap_or_default().to_string_lossy();
+        notes.insert(0, format!("submitted by {} ({upload})", who.join("; ")));
+    }
     Graded {
         member: m.clone(),
         notes,
@@ -212,6 +219,7 @@ mod tests {
         std::fs::write(dir.path().join("grades.csv"), "").unwrap();
         let names: Vec<String> = members(dir.path())
             .unwrap()
+            .members
             .into_iter()
             .map(|m| m.name)
             .collect();
@@ -239,6 +247,7 @@ mod tests {
         assert!(looks_like_class(dir.path()));
         let names: Vec<String> = members(dir.path())
             .unwrap()
+            .members
             .into_iter()
             .map(|m| m.name)
             .collect();

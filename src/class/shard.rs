@@ -308,6 +308,11 @@ pub fn detect(
 /// files (symbolic links not followed, unreadable files counted as empty)
 /// plus [`FIXED_COST`].
 pub fn cost(dir: &Path) -> u64 {
+    // A zip member: its packed bytes stand for its sources.
+    if dir.is_file() {
+        let len = std::fs::metadata(dir).map_or(0, |m| m.len());
+        return len.saturating_add(FIXED_COST);
+    }
     let counted = |p: &Path| {
         p.file_name()
             .is_some_and(|n| n == "Makefile" || n == "makefile" || n == "CMakeLists.txt")
@@ -533,6 +538,7 @@ mod tests {
             all.push(Member {
                 name: name.to_string(),
                 dir: d,
+                students: Vec::new(),
             });
         }
         assert_eq!(cost(&all[2].dir), 2000 + FIXED_COST);

@@ -70,7 +70,8 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
     let palette = *palette;
     check_format(output.format, output.output.is_some())?;
     let isolation = grading::isolation_note(limit_args.require_isolation)?;
-    let all = class::members(dir)?;
+    let roster = class::members(dir)?;
+    let all = roster.members.clone();
     let shard = shard::detect(shards.shard, shards.shard_count, |name| {
         std::env::var(name).ok()
     })
@@ -136,6 +137,9 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
             found.len(),
             terminal(&s.origin()),
         ),
+    }
+    if let Some(naming) = roster.naming.describe() {
+        outln!("{naming}");
     }
     outln!("{isolation}");
     if let Some(note) = &memcheck_note {
@@ -254,7 +258,11 @@ pub fn write_class<'a>(
             });
         }
         for (i, r) in class_report.submissions.iter().enumerate() {
-            let path = out_dir.join(format!("{}.{}", r.subject, extension(format)));
+            let path = out_dir.join(format!(
+                "{}.{}",
+                class::file_stem(&r.subject),
+                extension(format)
+            ));
             if let Err(error) = member(i, format, &path) {
                 return Err(StaffError::Output {
                     target: path.display().to_string(),

@@ -91,7 +91,7 @@ impl SubjectSpec {
             return Ok(Some(SubjectSpec::Engine(engine_command(one, after)?)));
         }
         if let Some(dir) = submission {
-            if !dir.is_dir() {
+            if !dir.is_dir() && !crate::upload::is_archive(dir) {
                 return Err(StaffError::MissingUpload(dir.to_path_buf()));
             }
             return Ok(Some(SubjectSpec::Upload(dir.to_path_buf())));
@@ -361,7 +361,7 @@ impl Plan {
     /// other kind is the student's (a [`Prepared`] that runs nothing); a
     /// missing folder or a build that cannot start is the staff's.
     pub fn build(&self, upload: &Path) -> Result<Prepared, StaffError> {
-        if !upload.is_dir() {
+        if !upload.exists() {
             return Err(StaffError::MissingUpload(upload.to_path_buf()));
         }
         let name = format!("submission {}", upload.display());

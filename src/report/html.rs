@@ -76,7 +76,14 @@ pub fn page(title: &str, reports: &[Report]) -> String {
                 h.push_str("<td data-sort=\"-1\" class=\"none\">–</td>");
                 continue;
             };
-            let text = format!("{}/{}", s.earned, s.points);
+            // A mark says pass or fail whatever the points: a scenario
+            // worth 0 reads `0/0` either way (the course's part 1-3
+            // configs), and colour alone is no answer.
+            let mark = match s.status {
+                Status::Pass | Status::Updated => "✓",
+                Status::Fail | Status::Error => "✗",
+            };
+            let text = format!("{mark} {}/{}", s.earned, s.points);
             let notes = s.memory_notes();
             match s.status {
                 Status::Pass | Status::Updated if notes.is_empty() => {
@@ -374,6 +381,31 @@ mod tests {
             "<td class=\"missing dark\" title=\"expected, not answered\"><i>+</i>·</td>"
         ));
         assert!(!h.contains("http"), "no network references");
+    }
+
+    #[test]
+    fn a_zero_point_cell_says_pass_or_fail_without_colour() {
+        let zero = |status| ScenarioRecord {
+            points: 0,
+            earned: 0,
+            ..rec("part1/x.txt", status)
+        };
+        let report = Report {
+            chessgrade_report: REPORT_VERSION,
+            subject: "alice".into(),
+            partition: None,
+            elapsed_secs: 0.0,
+            notes: vec![],
+            scenarios: vec![zero(Status::Pass), {
+                let mut r = zero(Status::Fail);
+                r.name = "part1/y.txt".into();
+                r
+            }],
+            run: None,
+        };
+        let h = page("class", &[report]);
+        assert!(h.contains("class=\"pass\">✓ 0/0</td>"), "{h}");
+        assert!(h.contains(">✗ 0/0</button>"), "{h}");
     }
 
     #[test]

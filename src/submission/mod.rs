@@ -103,7 +103,7 @@ impl From<crate::upload::ReadError> for BuildError {
     fn from(e: crate::upload::ReadError) -> BuildError {
         use crate::upload::ReadError;
         match e {
-            ReadError::NotAFolder(_) | ReadError::SeveralPrograms(_) => {
+            ReadError::NotAFolder(_) | ReadError::SeveralPrograms(_) | ReadError::Refused(_) => {
                 BuildError::NotRecognised(e.to_string())
             }
             ReadError::TooLarge => BuildError::Compile(e.to_string()),

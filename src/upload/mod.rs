@@ -34,6 +34,7 @@
 //! the first bytes of files that are not sources, and the text of sources
 //! and headers for their includes: small next to any build.
 
+mod archive;
 mod binary;
 mod cpp;
 mod debris;
@@ -90,6 +91,9 @@ pub enum ReadError {
     SeveralPrograms(Vec<String>),
     /// More than [`MAX_UPLOAD_BYTES`] or [`MAX_UPLOAD_FILES`].
     TooLarge,
+    /// An archive refused for what it holds (an entry outside the upload,
+    /// a link, a zip bomb): why.
+    Refused(String),
     /// A file or folder of it could not be read.
     Io(String),
 }
@@ -113,7 +117,7 @@ impl std::fmt::Display for ReadError {
                 "the upload is too large to build: more than {} MiB or {MAX_UPLOAD_FILES} files",
                 MAX_UPLOAD_BYTES >> 20
             ),
-            ReadError::Io(m) => write!(f, "{m}"),
+            ReadError::Refused(m) | ReadError::Io(m) => write!(f, "{m}"),
         }
     }
 }
@@ -227,6 +231,14 @@ pub struct Upload {
     /// Links, FIFOs and devices: never copied.
     specials: Vec<PathBuf>,
     case_fixes: Vec<CaseFix>,
+    /// The folder a zip upload was unpacked into, kept while the upload
+    /// is.
+    unpacked: Option<std::sync::Arc<tempfile::TempDir>>,
+}
+
+/// Is this a zip archive (an upload `--submission` and `--class` unpack)?
+pub fn is_archive(path: &Path) -> bool {
+    path.is_file() && archive::is_zip(path)
 }
 
 /// Is this a C++ source by its name?
@@ -309,8 +321,24 @@ fn lexical_join(base: &Path, rel: &str) -> Option<PathBuf> {
 }
 
 impl Upload {
-    /// Reads the upload in `dir` (see the module doc).
+    /// Reads the upload in `dir` (see the module doc): a folder, or a zip
+    /// archive unpacked first (`archive`).
     pub fn read(dir: &Path) -> Result<Upload, ReadError> {
+        if !is_archive(dir) {
+            return Upload::read_folder(dir);
+        }
+        let unpacked = tempfile::Builder::new()
+            .prefix("chessgrade-upload-")
+            .tempdir()
+            .map_err(|e| ReadError::Io(format!("cannot unpack {}: {e}", dir.display())))?;
+        archive::unpack(dir, unpacked.path()).map_err(ReadError::Refused)?;
+        let mut upload = Upload::read_folder(unpacked.path())?;
+        upload.given = dir.to_path_buf();
+        upload.unpacked = Some(std::sync::Arc::new(unpacked));
+        Ok(upload)
+    }
+
+    fn read_folder(dir: &Path) -> Result<Upload, ReadError> {
         let abs = dir
             .canonicalize()
             .map_err(|e| ReadError::NotAFolder(format!("{}: {e}", dir.display())))?;
@@ -405,6 +433,7 @@ impl Upload {
             kept: binaries,
             specials,
             case_fixes: Vec::new(),
+            unpacked: None,
         };
         upload.case_fixes = upload.find_case_fixes();
         Ok(upload)
@@ -582,6 +611,10 @@ impl Upload {
     /// student's machine had it) which includes were resolved.
     pub fn notes(&self, rule: CaseRule) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.unpacked.is_some() {
+            let name = self.given.file_name().unwrap_or_default().to_string_lossy();
+            notes.push(format!("upload: unpacked from {name}"));
+        }
         if !self.descended.as_os_str().is_empty() {
             notes.push(format!(
                 "upload: the program is in {}/, graded from there",

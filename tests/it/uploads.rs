@@ -376,3 +376,196 @@ fn an_uploads_shape_is_said_in_a_students_words() {
         notes(&report)
     );
 }
+
+/// A zip of the files of `from` under `prefix` (plus `extra` entries),
+/// written with the `zip` crate as an LMS would serve it.
+fn zip_folder(from: &Path, prefix: &str, extra: &[(&str, &[u8])], to: &Path) {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::fs::File::create(to).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    let mut names: Vec<_> = std::fs::read_dir(from)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for path in names {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        w.start_file(format!("{prefix}{name}"), opts).unwrap();
+        w.write_all(&std::fs::read(&path).unwrap()).unwrap();
+    }
+    for (name, bytes) in extra {
+        w.start_file(*name, opts).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// (subject, points earned, the report's notes) of each member of a
+/// class's JSON report.
+fn class_members(report: &Value) -> Vec<(String, u64, Vec<String>)> {
+    report["submissions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .iter()
+        .map(|m| {
+            let earned = m["scenarios"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["earned"].as_u64().unwrap())
+                .sum();
+            (m["subject"].as_str().unwrap().to_string(), earned, notes(m))
+        })
+        .collect()
+}
+
+/// `grade --class DIR` on the Lab 3 pawn scenarios (9, one point each):
+/// (exit code, class report, output).
+fn grade_class(dir: &Path) -> (i32, Value, String) {
+    let (code, body, text) = grade_as(
+        "json",
+        &["--class", dir.to_str().unwrap(), "scenarios/lab3/pawns"],
+    );
+    (
+        code,
+        serde_json::from_str(&body).unwrap_or(Value::Null),
+        text,
+    )
+}
+
+// The pawn scenarios: lab3-correct earns all 9; lab3-mutant-no-double-step
+// loses the 3 that take a pawn's double step (tests/fixtures/submissions/
+// README.md), as in class.rs's table.
+const PAWNS_ALL: u64 = 9;
+const PAWNS_NO_DOUBLE_STEP: u64 = 6;
+
+#[test]
+fn a_gradescope_export_is_reported_under_the_students_names() {
+    let class = tempfile::tempdir().unwrap();
+    copy_dir(
+        &submission("lab3-correct"),
+        &class.path().join("submission_111"),
+    );
+    copy_dir(
+        &submission("lab3-mutant-no-double-step"),
+        &class.path().join("submission_222"),
+    );
+    write(
+        &class.path().join("submission_metadata.yml"),
+        b"---\nsubmission_111:\n  :submitters:\n  - :name: Ada Lovelace\n    :sid: '1815'\n    :email: ada@example.edu\n  :score: 0.0\nsubmission_222:\n  :submitters:\n  - :name: Grace Hopper\n    :sid: '1906'\n    :email: grace@example.edu\n  - :name: Alan Turing\n    :sid: '1912'\n    :email: alan@example.edu\n",
+    );
+    let (code, report, text) = grade_class(class.path());
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("names from submission_metadata.yml (a Gradescope export)"),
+        "{text}"
+    );
+    let members = class_members(&report);
+    assert_eq!(members[0].0, "Ada Lovelace");
+    assert_eq!(members[0].1, PAWNS_ALL);
+    assert_eq!(
+        members[0].2[0],
+        "submitted by Ada Lovelace (1815, ada@example.edu) (submission_111)"
+    );
+    assert_eq!(members[1].0, "Grace Hopper, Alan Turing");
+    assert_eq!(members[1].1, PAWNS_NO_DOUBLE_STEP);
+    assert!(
+        text.contains("Grace Hopper, Alan Turing"),
+        "the table names them: {text}"
+    );
+}
+
+#[test]
+fn an_lms_download_of_zips_and_loose_files_is_graded_whole_and_a_hostile_zip_refused_alone() {
+    let class = tempfile::tempdir().unwrap();
+    let p = class.path();
+    // Canvas: a zip of a folder, loose files, and a zip that reaches out.
+    zip_folder(
+        &submission("lab3-correct"),
+        "Lab3/",
+        &[("__MACOSX/Lab3/._ChessBoard.cc", APPLE_DOUBLE)],
+        &p.join("lovelaceada_1815_501_lab3.zip"),
+    );
+    for entry in std::fs::read_dir(submission("lab3-mutant-no-double-step")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(&path, p.join(format!("hoppergrace_LATE_1906_502_{name}"))).unwrap();
+    }
+    zip_folder(
+        &submission("lab3-correct"),
+        "",
+        &[("../../escaped.txt", b"outside")],
+        &p.join("mallorymal_666_503_lab3.zip"),
+    );
+    // Moodle: a folder per student.
+    copy_dir(
+        &submission("lab3-correct"),
+        &p.join("Alan Turing_1912_assignsubmission_file_"),
+    );
+    write(&p.join("grades.csv"), b"name,score\n");
+
+    let (code, report, text) = grade_class(p);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("names from the LMS's file names"), "{text}");
+    let members = class_members(&report);
+    let scores: Vec<(&str, u64)> = members.iter().map(|(n, e, _)| (n.as_str(), *e)).collect();
+    assert_eq!(
+        scores,
+        [
+            ("Alan Turing", PAWNS_ALL),
+            ("hoppergrace", PAWNS_NO_DOUBLE_STEP),
+            ("lovelaceada", PAWNS_ALL),
+            ("mallorymal", 0),
+        ]
+    );
+    let ada = &members[2].2;
+    assert!(
+        ada.iter()
+            .any(|n| n == "upload: unpacked from lovelaceada_1815_501_lab3.zip"),
+        "{ada:#?}"
+    );
+    assert!(
+        ada.iter()
+            .any(|n| n == "upload: the program is in Lab3/, graded from there"),
+        "{ada:#?}"
+    );
+    let mallory = &members[3].2;
+    assert!(
+        mallory.iter().any(|n| n.contains(
+            "the archive mallorymal_666_503_lab3.zip was refused: \"../../escaped.txt\" would be \
+             written outside the upload"
+        )),
+        "{mallory:#?}"
+    );
+    assert!(!p.join("escaped.txt").exists() && !p.parent().unwrap().join("escaped.txt").exists());
+}
+
+#[test]
+fn github_classroom_clones_are_named_after_their_usernames() {
+    let class = tempfile::tempdir().unwrap();
+    for (user, fixture) in [
+        ("ada", "lab3-correct"),
+        ("grace-h", "lab3-mutant-no-double-step"),
+    ] {
+        let repo = class.path().join(format!("chess-lab-{user}"));
+        copy_dir(&submission(fixture), &repo);
+        write(&repo.join(".git/HEAD"), b"ref: refs/heads/main\n");
+    }
+    let (code, report, text) = grade_class(class.path());
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("names from GitHub Classroom's folder names (chess-lab-<username>)"),
+        "{text}"
+    );
+    let scores: Vec<(String, u64)> = class_members(&report)
+        .into_iter()
+        .map(|(n, e, _)| (n, e))
+        .collect();
+    assert_eq!(
+        scores,
+        [
+            ("ada".to_string(), PAWNS_ALL),
+            ("grace-h".to_string(), PAWNS_NO_DOUBLE_STEP)
+        ]
+    );
+}
