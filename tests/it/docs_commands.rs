@@ -200,6 +200,14 @@ const PERFORMANCE: &str = "docs/performance.md";
 const PLANS: &[(&str, &str, Plan)] = &[
     (
         GRADING,
+        "chessgrade grade --class canvas/ scenarios/lab3/pawns -q",
+        Plan::Skip(
+            "uploads::an_lms_download_of_zips_and_loose_files_is_graded_whole_and_a_hostile_zip_refused_alone \
+             grades such a Canvas download (and a Moodle folder) and checks every score and the refusal",
+        ),
+    ),
+    (
+        GRADING,
         "chessgrade grade --submission student-mac/ scenarios/lab3/bishops",
         Plan::Skip(
             "uploads::a_lab3_upload_from_a_macos_zip_grades_like_the_clean_one_alone_and_in_a_class \
