@@ -55,11 +55,7 @@ pub fn run(
         snapshots.display(),
         out.join(suite_gen::COVERAGE_FILE).display()
     );
-    outln!(
-        "run them: chessgrade run {} --root {} --snapshots {}",
-        scenarios.display(),
-        scenarios.display(),
-        snapshots.display()
-    );
+    // The suite folder runs as it is (`BatchSpec` finds its two folders).
+    outln!("run them: chessgrade run {}", out.display());
     0
 }

@@ -16,7 +16,7 @@ use crate::report::{Report, RunIdentity};
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
 use crate::scenario::{Caps, Diagnostic};
 use crate::snapshot::SnapshotStore;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What a batch covers and how it runs: the flags, once.
@@ -41,9 +41,41 @@ pub struct BatchSpec {
 }
 
 impl BatchSpec {
-    /// The snapshot store this batch judges against.
+    /// A suite folder that `gen` wrote (`OUT/` holding `scenarios/` and
+    /// `snapshots/` side by side), named alone while `--root` and
+    /// `--snapshots` keep their defaults: its own two folders, so that
+    /// `run OUT/` runs it as it is.
+    fn suite(&self) -> Option<&Path> {
+        let [only] = self.paths.as_slice() else {
+            return None;
+        };
+        let defaults =
+            self.root == Path::new("scenarios") && self.snapshots == Path::new("snapshots");
+        let (scenarios, snapshots) = (only.join("scenarios"), only.join("snapshots"));
+        // `run .` in a project is the project's own folders, said by no note.
+        let same = |a: &Path, b: &Path| {
+            a.canonicalize()
+                .ok()
+                .zip(b.canonicalize().ok())
+                .is_some_and(|(a, b)| a == b)
+        };
+        (defaults && scenarios.is_dir() && snapshots.is_dir() && !same(&scenarios, &self.root))
+            .then_some(only.as_path())
+    }
+
+    /// The scenario root in force: `--root`, or a suite folder's.
+    fn root(&self) -> PathBuf {
+        self.suite()
+            .map_or_else(|| self.root.clone(), |s| s.join("scenarios"))
+    }
+
+    /// The snapshot store this batch judges against (`--snapshots`, or a
+    /// suite folder's).
     pub fn store(&self) -> SnapshotStore {
-        SnapshotStore::new(&self.snapshots).with_max_trace_bytes(self.caps.trace_bytes)
+        let dir = self
+            .suite()
+            .map_or_else(|| self.snapshots.clone(), |s| s.join("snapshots"));
+        SnapshotStore::new(dir).with_max_trace_bytes(self.caps.trace_bytes)
     }
 
     /// The scenarios of this batch: the filters' selection, then the
@@ -51,7 +83,11 @@ impl BatchSpec {
     /// name clashes become input errors here; an empty selection is the
     /// staff's error unless `allow_empty`.
     pub fn discover(&self) -> Result<Discovered, StaffError> {
-        let walked = runner::walk(&self.paths, &self.root);
+        let root = self.root();
+        let walked = match self.suite() {
+            Some(_) => runner::walk(std::slice::from_ref(&root), &root),
+            None => runner::walk(&self.paths, &root),
+        };
         let found = Selection::new(&self.filters, self.exact).apply(walked.found);
         let names: Vec<String> = found.iter().map(runner::name_of).collect();
         let identity = RunIdentity::of(&names);
@@ -87,10 +123,22 @@ impl BatchSpec {
         for f in &mut found {
             f.caps = self.caps;
         }
+        let mut notes = walked.skipped;
+        if let Some(suite) = self.suite() {
+            notes.insert(
+                0,
+                format!(
+                    "{} is a suite folder: scenarios from {}, snapshots from {}",
+                    suite.display(),
+                    suite.join("scenarios").display(),
+                    suite.join("snapshots").display()
+                ),
+            );
+        }
         let discovered = Discovered {
             found,
             errors,
-            notes: walked.skipped,
+            notes,
             identity,
         };
         if discovered.found.is_empty() && discovered.errors.is_empty() && !self.allow_empty {
@@ -126,7 +174,7 @@ impl BatchSpec {
                 .join(first.rel.with_extension("expected"))
                 .display(),
             first.path.display(),
-            self.root.display(),
+            self.root().display(),
         )))
     }
 

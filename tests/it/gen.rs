@@ -199,6 +199,28 @@ fn a_suite_replays_to_its_own_snapshots_through_run() {
     assert_eq!(o.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("ok: 160 passed, 0 failed"), "{stdout}");
     assert!(out.path().join("coverage.txt").exists());
+    // Named with its flags, it needs no note.
+    assert!(!stdout.contains("is a suite folder"), "{stdout}");
+
+    // The suite folder runs as it is, and says where it read from.
+    let o = chessgrade(&["run", out.path().to_str().unwrap(), "--color", "never"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("ok: 160 passed, 0 failed"), "{stdout}");
+    let note = format!(
+        "note: {} is a suite folder: scenarios from {}, snapshots from {}",
+        out.path().display(),
+        scenarios.display(),
+        snapshots.display()
+    );
+    assert_eq!(
+        format!("{stdout}{stderr}").matches(&note).count(),
+        1,
+        "{stdout}{stderr}"
+    );
 }
 
 #[test]
