@@ -186,7 +186,7 @@ pub fn grade_one(
             if let Some(crate::memcheck::LeakPolicy::Item(points)) =
                 opts.plan.memcheck().map(|m| m.policy.leaks)
             {
-                results.push(crate::memcheck::leak_item_not_run(kind, points));
+                results.push(crate::runner::leak_item_not_run(kind, points));
             }
             (Vec::new(), results, Some(e.to_string()))
         }

@@ -49,12 +49,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-/// Folder of the scenarios inside `OUT/`.
-pub const SCENARIOS_DIR: &str = "scenarios";
-/// Folder of the snapshots inside `OUT/`.
-pub const SNAPSHOTS_DIR: &str = "snapshots";
-/// The coverage summary inside `OUT/`.
-pub const COVERAGE_FILE: &str = "coverage.txt";
+/// The suite folder's layout, which the runner's walk knows too.
+pub use crate::runner::{COVERAGE_FILE, SCENARIOS_DIR, SNAPSHOTS_DIR};
 
 /// How often each kind of setup is drawn: `start=2,random=1,motif=2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! - [`single`]: one scenario on one prepared subject (`explain`,
 //!   `shrink`), judged as `grade` judges it;
 //! - [`batch`]: discover → run → [`Outcome`] (results, exit code, report);
-//! - a class ([`crate::class`]) is a loop over its members, each upload
+//! - a class (the `class` module, above this layer) is a loop over its members, each upload
 //!   built by the class's one [`Plan`];
 //! - [`error`]: the staff-side errors, each one exit-2 message.
 

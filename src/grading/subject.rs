@@ -717,8 +717,8 @@ impl Prepared {
             return None;
         };
         match &self.run {
-            Run::Failed { kind, .. } => Some(memcheck::leak_item_not_run(kind.clone(), points)),
-            _ => memcheck::leak_item(results, points),
+            Run::Failed { kind, .. } => Some(runner::leak_item_not_run(kind.clone(), points)),
+            _ => runner::leak_item(results, points),
         }
     }
 
@@ -811,18 +811,8 @@ impl Prepared {
     }
 }
 
-/// The executable a program name runs: a path as is, a bare name on PATH.
-pub fn resolve(program: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let runnable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.components().count() > 1 {
-        return runnable(program).then(|| std::path::absolute(program).ok())?;
-    }
-    which::which(program).ok()
-}
+/// The executable a program name runs (the sandbox's rule).
+pub use crate::sandbox::resolve;
 
 /// The engine's argv: `--engine "prog a b"` (split at whitespace, no
 /// shell) or `--engine -- prog a b`. The program must exist: a missing

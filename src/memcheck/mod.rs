@@ -31,7 +31,8 @@
 //! the tool itself) left out. The policy ([`Policy`]) says what a finding
 //! costs: a memory error fails its scenario (default) or is a note; leaks
 //! are a note (default) or a test item of their own with its points
-//! ([`leak_item`]). The runner and the reports apply it.
+//! (the runner's `leak_item`). The runner and the reports apply it;
+//! this module only finds and reads, so that it imports nothing above it.
 
 pub mod asan;
 pub mod valgrind;
@@ -664,77 +665,6 @@ pub fn short_function(name: &str) -> String {
 
 /// The name of the leak test item ([`LeakPolicy::Item`]) in every report.
 pub const LEAK_ITEM: &str = "memcheck: memory leaks";
-
-/// The leak test item of a run whose scenarios were checked
-/// ([`LeakPolicy::Item`]): worth `points`, earned when no scenario's
-/// processes leaked, else failed (`memory_leak`) naming the scenarios that
-/// did and what they leaked. `None` when no result was checked (nothing
-/// ran, or the build failed: then there is nothing to grade leaks on, and
-/// the item is failed as not run by [`leak_item_not_run`]).
-pub fn leak_item(
-    results: &[crate::runner::ScenarioResult],
-    points: u32,
-) -> Option<crate::runner::ScenarioResult> {
-    use crate::runner::{Failure, FailureKind, LeakItem, ScenarioResult, Verdict};
-    let checked: Vec<&crate::runner::ScenarioResult> =
-        results.iter().filter(|r| r.memory.is_some()).collect();
-    let tool = checked.first()?.memory.as_ref()?.tool;
-    let leaked: Vec<(String, Leaks)> = checked
-        .iter()
-        .filter_map(|r| {
-            let leaks = r.memory.as_ref()?.leaks.clone()?;
-            Some((r.name.display().to_string(), leaks))
-        })
-        .collect();
-    let verdict = if leaked.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail(Box::new(Failure {
-            kind: FailureKind::MemoryLeaks(Box::new(LeakItem {
-                tool,
-                checked: checked.len(),
-                leaked,
-            })),
-            line: None,
-            step_source: None,
-            board_before: crate::engine::BoardText(String::new()),
-            stderr: None,
-        }))
-    };
-    Some(ScenarioResult {
-        path: PathBuf::from(LEAK_ITEM),
-        name: PathBuf::from(LEAK_ITEM),
-        points,
-        visibility: crate::scenario::Visibility::Visible,
-        verdict,
-        elapsed: std::time::Duration::ZERO,
-        memory: None,
-    })
-}
-
-/// The leak test item when nothing could be checked (the upload did not
-/// build): failed with the same reason as every scenario.
-pub fn leak_item_not_run(
-    kind: crate::runner::FailureKind,
-    points: u32,
-) -> crate::runner::ScenarioResult {
-    use crate::runner::{Failure, ScenarioResult, Verdict};
-    ScenarioResult {
-        path: PathBuf::from(LEAK_ITEM),
-        name: PathBuf::from(LEAK_ITEM),
-        points,
-        visibility: crate::scenario::Visibility::Visible,
-        verdict: Verdict::Fail(Box::new(Failure {
-            kind,
-            line: None,
-            step_source: None,
-            board_before: crate::engine::BoardText(String::new()),
-            stderr: None,
-        })),
-        elapsed: std::time::Duration::ZERO,
-        memory: None,
-    }
-}
 
 /// The base name of the report files in a process's scratch folder.
 pub const LOG_NAME: &str = "chessgrade-memcheck";

@@ -157,13 +157,20 @@ fn walk_folder(arg: &Path, root: &Path, d: &mut Discovery) {
     }
 }
 
+/// Folder of the scenarios inside a suite folder `OUT/`.
+pub const SCENARIOS_DIR: &str = "scenarios";
+/// Folder of the snapshots inside `OUT/`.
+pub const SNAPSHOTS_DIR: &str = "snapshots";
+/// The coverage summary inside `OUT/`.
+pub const COVERAGE_FILE: &str = "coverage.txt";
+
 /// Whether `path` is the coverage summary `chessgrade gen` writes at the
 /// top of a suite: `OUT/coverage.txt` beside `OUT/scenarios/` and
-/// `OUT/snapshots/` (the layout of [`crate::gen`]). A walk passes over it
+/// `OUT/snapshots/` (the layout `gen` writes: [`SCENARIOS_DIR`],
+/// [`SNAPSHOTS_DIR`], [`COVERAGE_FILE`]). A walk passes over it
 /// (with a note), so `run OUT/` runs the suite's scenarios only; named
 /// as a file, it is read like any other.
 pub fn is_gen_summary(path: &Path) -> bool {
-    use crate::r#gen::{COVERAGE_FILE, SCENARIOS_DIR, SNAPSHOTS_DIR};
     let Some(folder) = path.parent() else {
         return false;
     };

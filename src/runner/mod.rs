@@ -5,13 +5,17 @@
 mod discover;
 mod execute;
 mod judge;
+mod leak;
 mod partition;
 mod pool;
 mod select;
 
-pub use discover::{Discovery, Found, discover, is_gen_summary, walk};
+pub use discover::{
+    COVERAGE_FILE, Discovery, Found, SCENARIOS_DIR, SNAPSHOTS_DIR, discover, is_gen_summary, walk,
+};
 pub use execute::{Execution, StepFailure, execute};
 pub use judge::{as_reference_result, expected_boards};
+pub use leak::{leak_item, leak_item_not_run};
 pub use partition::Partition;
 pub use pool::{run_all, run_all_until, run_pool};
 pub use select::{Selection, name_of};

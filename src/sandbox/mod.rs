@@ -619,6 +619,19 @@ pub fn run_to_completion_with(
     Ok(Completed { status, output })
 }
 
+/// The executable a program name runs: a path as is, a bare name on PATH.
+pub fn resolve(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 {
+        return runnable(program).then(|| std::path::absolute(program).ok())?;
+    }
+    which::which(program).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,10 +39,14 @@ use std::path::Path;
 /// (the largest bundled one is a few KiB), far below what hurts.
 pub const DEFAULT_MAX_INPUT_BYTES: u64 = 16 << 20;
 
+/// The default cap on a trace's size (`--max-trace-mb`): here, beside the
+/// other caps, so that the trace module reads it from below.
+pub const DEFAULT_MAX_TRACE_BYTES: u64 = 64 << 20;
+
 /// What a scenario may cost the grader itself: the largest scenario file
 /// read and the largest trace it may produce (`--max-input-mb`,
 /// `--max-trace-mb`). A value of the run, carried by each scenario it
-/// finds ([`crate::runner::Found`]) and by its snapshot store, not a
+/// finds (the runner's `Found`) and by its snapshot store, not a
 /// process-wide setting: two runs in one process may differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
@@ -54,7 +58,7 @@ impl Default for Caps {
     fn default() -> Self {
         Caps {
             input_bytes: DEFAULT_MAX_INPUT_BYTES,
-            trace_bytes: crate::trace::DEFAULT_MAX_TRACE_BYTES,
+            trace_bytes: DEFAULT_MAX_TRACE_BYTES,
         }
     }
 }

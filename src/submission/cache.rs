@@ -513,7 +513,7 @@ pub(crate) fn tool_identity(program: &str, workdir: &Path) -> Result<String, Too
     if let Some(id) = known.lock().unwrap_or_else(|e| e.into_inner()).get(program) {
         return id.clone();
     }
-    let resolved = crate::grading::resolve(Path::new(program)).and_then(|p| p.canonicalize().ok());
+    let resolved = crate::sandbox::resolve(Path::new(program)).and_then(|p| p.canonicalize().ok());
     let content = resolved.as_ref().map_or_else(
         || "not found".to_string(),
         |p| std::fs::read(p).map_or_else(|e| e.to_string(), |b| sha256_hex(&b)),

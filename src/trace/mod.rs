@@ -40,8 +40,10 @@ use crate::engine::{BoardText, GameStatus, MoveError, Scores};
 use crate::scenario::{Scenario, StepKind};
 use std::fmt::Write;
 
-/// The default cap on a trace's size.
-pub const DEFAULT_MAX_TRACE_BYTES: u64 = 64 << 20;
+/// The default cap on a trace's size: the scenario's caps hold it
+/// (`crate::scenario::Caps`), where both the parser's callers and this
+/// module read it.
+pub use crate::scenario::DEFAULT_MAX_TRACE_BYTES;
 
 /// A scenario whose trace would be larger than the cap.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,6 +20,7 @@ mod r#gen;
 mod grade;
 mod hostile;
 mod isolation;
+mod layers;
 mod malformed;
 mod memcheck;
 mod papercuts;
