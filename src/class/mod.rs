@@ -19,9 +19,11 @@
 //! table are rendered by `report`.
 
 pub mod roster;
+mod run;
 pub mod shard;
 
 pub use roster::{Naming, Roster, Student};
+pub use run::{ClassOutcome, ClassRun, ClassSpec};
 
 use crate::grading::Plan;
 use crate::report::{Report, RunIdentity};

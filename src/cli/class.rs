@@ -1,13 +1,9 @@
-//! `chessgrade grade --class DIR`: every sub-folder of DIR is one
-//! submission named after its folder. The scenarios decide what kind:
-//! `@rules jhu`/`cuhk` scenarios (or a console flag: `--overlay`, `--build`,
-//! `--program`) make a class of console programs, set up once by the
-//! library's `ConsoleGrader` (a staff-side problem there is exit 2 before
-//! any upload is built); anything else a class of Lab 3 uploads. The
-//! library builds and grades the members in parallel (one job budget);
-//! here we show progress, print the class table, and write the
-//! per-submission reports (`--output-dir`) and the class report
-//! (`--output`, human / json / html).
+//! `chessgrade grade --class DIR`: the flags become the library's
+//! `ClassSpec`; the library decides who the members are (and their names),
+//! which shard, the scenarios and the class's one plan, and grades them
+//! (`chessgrade::class`). Here we show progress, print the class table,
+//! and write the per-submission reports (`--output-dir`) and the class
+//! report (`--output`, human / json / html).
 //!
 //! With `--shard K/N` (or an engine's variables, which the library reads)
 //! only the library's share of the members is graded, and the class
@@ -19,10 +15,10 @@ use super::args::{
 };
 use super::batch;
 use super::emit::{emit, write_out};
-use chessgrade::class::{self, ClassOptions, Graded, shard};
-use chessgrade::grading::{self, Discovered, Plan, StaffError};
+use chessgrade::class::{self, ClassSpec, Graded};
+use chessgrade::grading::StaffError;
 use chessgrade::report::sanitize::terminal;
-use chessgrade::report::{ClassIdentity, ClassReport, Ink, Palette, Report, SliceInfo, html};
+use chessgrade::report::{ClassReport, Ink, Palette, html};
 use chessgrade::runner::{SnapshotMode, Summary};
 use std::path::Path;
 use std::sync::Mutex;
@@ -69,83 +65,49 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
     } = a;
     let palette = *palette;
     check_format(output.format, output.output.is_some())?;
-    let isolation = grading::isolation_note(limit_args.require_isolation)?;
-    let roster = class::members(dir)?;
-    let all = roster.members.clone();
-    let shard = shard::detect(shards.shard, shards.shard_count, |name| {
-        std::env::var(name).ok()
-    })
-    .map_err(|e| StaffError::Usage(format!("cannot tell which shard to grade: {e}")))?;
-    if shard.is_some() && args.partition.is_some() {
-        return Err(StaffError::Usage(
-            "a class in shards splits its members, --partition a run's scenarios: give only one"
-                .into(),
-        ));
-    }
-    let members = match &shard {
-        Some(s) => shard::select(&all, s),
-        None => all.clone(),
-    };
     let started = Instant::now();
-    let spec = batch::spec(args, SnapshotMode::Check);
-    let Discovered {
-        found,
-        errors,
-        notes: skipped,
-        identity,
-    } = spec.discover().map_err(|e| match e {
-        StaffError::NoScenario { notes, .. } => StaffError::NoScenario {
-            message: "no scenario selected for the class (pass --allow-empty to accept that)"
-                .into(),
-            notes,
-        },
-        e => e,
-    })?;
-    for note in &skipped {
+    let run = ClassSpec {
+        dir: dir.clone(),
+        batch: batch::spec(args, SnapshotMode::Check),
+        options: super::grade::upload_options(subject, console, limit_args)?,
+        shard: shards.shard,
+        shard_count: shards.shard_count,
+        require_isolation: limit_args.require_isolation,
+    }
+    .prepare(|name| std::env::var(name).ok())?;
+    for note in &run.skipped {
         eprintln!("note: {}", terminal(note));
     }
-    for diag in &errors {
+    for diag in &run.errors {
         eprintln!("error: {}", terminal(&diag.to_string()));
     }
-    let store = spec.store();
-    let options = super::grade::upload_options(subject, console, limit_args)?;
-    let plan = Plan::for_uploads(&found, &store, &options)?;
-    if plan.judges_on_snapshots() {
-        spec.check_snapshots(&found)?;
-    }
-    let kind = plan.kind_name();
-    let memcheck_note = plan.memcheck_note();
-    let opts = ClassOptions {
-        plan,
-        jobs: spec.jobs,
-        mode: SnapshotMode::Check,
-    };
-    match &shard {
+    let kind = &run.kind;
+    match &run.shard {
         None => outln!(
             "grading {} {kind} submissions in {} on {} scenarios",
-            members.len(),
+            run.members.len(),
             dir.display(),
-            found.len()
+            run.found.len()
         ),
         Some(s) => outln!(
             "grading shard {}/{}: {} of {} {kind} submissions in {} on {} scenarios\nshard from {}",
             s.index,
             s.count,
-            members.len(),
-            all.len(),
+            run.members.len(),
+            run.all.len(),
             dir.display(),
-            found.len(),
+            run.found.len(),
             terminal(&s.origin()),
         ),
     }
-    if let Some(naming) = roster.naming.describe() {
+    if let Some(naming) = run.naming.describe() {
         outln!("{naming}");
     }
-    outln!("{isolation}");
-    if let Some(note) = &memcheck_note {
+    outln!("{}", run.isolation);
+    if let Some(note) = &run.memcheck {
         outln!("{note}");
     }
-    let bar = batch::progress(members.len(), args.quiet);
+    let bar = batch::progress(run.members.len(), args.quiet);
     let lines = Mutex::new(());
     let quiet = args.quiet;
     let on_done = |g: &Graded| {
@@ -170,40 +132,16 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
         }
         bar.inc(1);
     };
-    let graded = class::grade_class(&members, &found, &store, &opts, &on_done);
+    let outcome = run.grade(&on_done);
     bar.finish_and_clear();
-    let reports: Vec<Report> = graded
-        .iter()
-        .map(|g| {
-            let mut report = g.report(&identity);
-            report.notes.push(isolation.clone());
-            report
-        })
-        .collect();
-    let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
-    let mut class_report =
-        ClassReport::new(reports).with_identity(ClassIdentity::of(&names), identity);
-    if let Some(s) = &shard {
-        class_report = class_report.with_shard(SliceInfo {
-            index: s.index,
-            count: s.count,
-            from: s.origin(),
-        });
-    }
+    let class_report = &outcome.report;
     outln!("\n{}", terminal(&class_report.table()));
-    let staff: Vec<String> = graded
-        .iter()
-        .filter_map(|g| {
-            g.staff_error
-                .as_ref()
-                .map(|e| format!("{}: {e}", terminal(&g.member.name)))
-        })
-        .collect();
-    for e in &staff {
-        eprintln!("error: {e}");
+    for e in &outcome.staff_errors {
+        eprintln!("error: {}", terminal(e));
     }
+    let graded = &outcome.graded;
     let wrote = write_class(
-        &class_report,
+        class_report,
         &format!("chessgrade: class {}", dir.display()),
         output.format,
         output.output.as_deref(),
@@ -226,16 +164,15 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
     }
     // A regrade says how much it took from the build cache, on the
     // line a reader already discounts as the run's own (its time).
-    let cached = graded.iter().filter(|g| g.from_cache).count();
     let elapsed = started.elapsed().as_secs_f64();
-    match cached {
+    match outcome.from_cache {
         0 => outln!("graded in {elapsed:.1}s"),
         n => outln!(
             "graded in {elapsed:.1}s ({n} of {} builds from the build cache)",
             graded.len()
         ),
     }
-    Ok(class_report.exit_code(!staff.is_empty() || !errors.is_empty()))
+    Ok(outcome.exit_code(!run.errors.is_empty()))
 }
 
 /// Writes each submission's report into `output_dir` (when given) with
