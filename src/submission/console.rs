@@ -87,97 +87,13 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
         .tempdir()
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let root = tmp.path().join("src");
-    upload
-        .copy_into(&root, how.case)
-        .map_err(|e| BuildError::Io(e.to_string()))?;
-    // What the overlay replaced (files that differed from the upload's):
-    // said with a compile error (the likely cause), and as a note of a
-    // build that succeeded (graded with the staff's versions of them).
-    let mut replaced = None;
-    if let Some(overlay) = how.overlay {
-        if !overlay.is_dir() {
-            return Err(BuildError::Io(format!(
-                "--overlay {} is not a folder",
-                overlay.display()
-            )));
-        }
-        let mut files = replaced_files(overlay, &root);
-        files.retain(|f| !how.files.iter().any(|(name, _)| name == f));
-        replaced = Replaced::of(overlay, &files);
-        copy_tree(overlay, &root)?;
-    }
+    let replaced = lay_out(upload, how, &root)?;
     let compile_error = |msg: String| match &replaced {
         Some(r) => BuildError::Compile(format!("{}\n\n{}", msg.trim_end(), r.failed_note())),
         None => BuildError::Compile(msg),
     };
-    for (name, text) in how.files {
-        let path = root.join(name);
-        // An uploaded file of that name may be read-only, a link, or a folder.
-        let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
-        std::fs::write(&path, text)
-            .map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
-    }
-    let binary = root.join(how.binary);
-    // A binary uploaded with the sources is not the student's build.
-    let _ = std::fs::remove_file(&binary);
-    // A checked build: the course's build as it is, with the checker's
-    // flags added to every compiler call. A Makefile, CMake or `--build`
-    // names its compiler itself (`g++`, `$(CXX)`, `c++`...), so wrappers
-    // of those names that add the flags come first on its PATH (and, being
-    // in the build's folder, in the cache key).
-    let mut env: Vec<(&str, OsString)> = Vec::new();
-    if let Some(tool) = how.memcheck {
-        let bin = root.join(WRAPPER_DIR);
-        write_compiler_wrappers(&bin, &tool.compile_flags())
-            .map_err(|e| BuildError::Io(format!("cannot write the compiler wrappers: {e}")))?;
-        let mut path = bin.into_os_string();
-        if let Some(rest) = std::env::var_os("PATH") {
-            path.push(":");
-            path.push(rest);
-        }
-        env.push(("PATH", path));
-    }
-    // How the sources were found, when that was a decision (subfolders,
-    // a project file): said in the notes.
-    let mut layout = None;
-    let (steps, program): (Steps, PathBuf) = match how.command {
-        Some(cmd) => (
-            Steps::Commands(vec![("sh".into(), vec!["-c".into(), cmd.into()])]),
-            binary.clone(),
-        ),
-        // The build file may be the overlay's: looked for after it.
-        None => match build_file(&root) {
-            Some(upload::BuildFile::Make) => (
-                Steps::Commands(vec![("make".into(), Vec::new())]),
-                binary.clone(),
-            ),
-            Some(upload::BuildFile::CMake) => (
-                Steps::Commands(vec![
-                    (
-                        "cmake".into(),
-                        vec!["-S".into(), ".".into(), "-B".into(), "build".into()],
-                    ),
-                    ("cmake".into(), vec!["--build".into(), "build".into()]),
-                ]),
-                root.join("build").join(how.binary),
-            ),
-            None => {
-                let sources = Sources::of(upload, how.overlay);
-                if sources.files.is_empty() {
-                    return Err(BuildError::NotRecognised(format!(
-                        "nothing to build: the upload has no Makefile, CMakeLists.txt or C++ \
-                         source file (.cpp, .cc); {}",
-                        upload.contents()
-                    )));
-                }
-                layout = sources.note();
-                (
-                    sources_steps(how, &root, &binary, &sources)?,
-                    binary.clone(),
-                )
-            }
-        },
-    };
+    let env = checker_env(how, &root)?;
+    let (steps, program, layout) = plan(upload, how, &root)?;
     sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
     let built = |tmp: tempfile::TempDir| Build {
         command: EngineCommand {
@@ -192,36 +108,11 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
         sources: crate::memcheck::Sources::at(&root).with_staff(staff_files(how)),
         _dir: tmp,
     };
-    // The key: the folder as the build will read it (upload, overlay, the
-    // grader's files, compiler wrappers), every command and every tool,
-    // the program's place.
     let cached = match how.cache.builds_folder() {
-        Some(folder) => {
-            let mut key = KeyBuilder::new("console", tmp.path());
-            key.tree(tmp.path())?;
-            key.tool(&identity(how.compiler, &root));
-            match &steps {
-                Steps::Commands(commands) => {
-                    for (tool, args) in commands {
-                        key.tool(&identity(tool, &root));
-                        key.command(tool, args);
-                    }
-                }
-                Steps::Units { units, link } => {
-                    for unit in units {
-                        key.command(how.compiler, &unit.args());
-                    }
-                    key.command(how.compiler, link);
-                }
-            }
-            key.command("(the program)", &[program.clone().into_os_string()]);
-            // A checked build's environment (PATH with its compiler wrappers
-            // first), the build folder written `$BUILD` as in commands.
-            for (name, value) in &env {
-                key.command(&format!("(env {name})"), std::slice::from_ref(value));
-            }
-            Some((folder, key.finish()))
-        }
+        Some(folder) => Some((
+            folder,
+            cache_key(how, tmp.path(), &root, &steps, &program, &env)?,
+        )),
         None => None,
     };
     if let Some((folder, key)) = &cached {
@@ -252,46 +143,8 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
         }
         Err(compile_error(msg))
     };
-    match steps {
-        Steps::Commands(commands) => {
-            for (tool, args) in commands {
-                let step = run_step(&tool, args, &root, how.timeout, &env)
-                    .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
-                if !step.ok {
-                    return failed(tidy(&step.output, &root), step.timed_out);
-                }
-            }
-        }
-        Steps::Units { units, link } => {
-            let deadline = std::time::Instant::now() + how.timeout;
-            // The compiler's identity keys the unit cache: asked for only
-            // when the cache is on (`--version` is one more sandboxed run).
-            let compiler = how.cache.builds.then(|| identity(how.compiler, &root));
-            let objects = compiler
-                .as_deref()
-                .and_then(|c| UnitObjects::of(how.cache, c));
-            let outputs = compile_all(
-                how.compiler,
-                &units,
-                &root,
-                deadline,
-                objects.as_ref(),
-                &env,
-            )?;
-            // In the sources' order, as one `g++ *.cpp` would print them.
-            let failed_units: Vec<&super::Step> = outputs.iter().filter(|s| !s.ok).collect();
-            if !failed_units.is_empty() {
-                let text: String = failed_units.iter().map(|s| s.output.as_str()).collect();
-                let timed_out = failed_units.iter().any(|s| s.timed_out);
-                return failed(tidy(&text, &root), timed_out);
-            }
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let step = run_step(how.compiler, link, &root, left, &env)
-                .map_err(|e| BuildError::Io(format!("cannot run `{}`: {e}", how.compiler)))?;
-            if !step.ok {
-                return failed(tidy(&step.output, &root), step.timed_out);
-            }
-        }
+    if let Err(Failed { output, timed_out }) = run(steps, how, &root, &env)? {
+        return failed(tidy(&output, &root), timed_out);
     }
     if !program.is_file() {
         return failed(
@@ -306,6 +159,210 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
         cache::store_program(folder, key, &program);
     }
     Ok(built(tmp))
+}
+
+/// Lays the build's folder out at `root`: the upload as the reader
+/// decided it, the overlay over it, then the grader's files; a program
+/// uploaded with the sources is removed. Returns what the overlay replaced
+/// (files that differed from the upload's): said with a compile error (the
+/// likely cause), and as a note of a build that succeeded (graded with the
+/// staff's versions of them).
+fn lay_out(
+    upload: &Upload,
+    how: &ConsoleBuild,
+    root: &Path,
+) -> Result<Option<Replaced>, BuildError> {
+    upload
+        .copy_into(root, how.case)
+        .map_err(|e| BuildError::Io(e.to_string()))?;
+    let mut replaced = None;
+    if let Some(overlay) = how.overlay {
+        if !overlay.is_dir() {
+            return Err(BuildError::Io(format!(
+                "--overlay {} is not a folder",
+                overlay.display()
+            )));
+        }
+        let mut files = replaced_files(overlay, root);
+        files.retain(|f| !how.files.iter().any(|(name, _)| name == f));
+        replaced = Replaced::of(overlay, &files);
+        copy_tree(overlay, root)?;
+    }
+    for (name, text) in how.files {
+        let path = root.join(name);
+        // An uploaded file of that name may be read-only, a link, or a folder.
+        let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+        std::fs::write(&path, text)
+            .map_err(|e| BuildError::Io(format!("{}: {e}", path.display())))?;
+    }
+    // A binary uploaded with the sources is not the student's build.
+    let _ = std::fs::remove_file(root.join(how.binary));
+    Ok(replaced)
+}
+
+/// A checked build's environment: the course's build as it is, with the
+/// checker's flags added to every compiler call. A Makefile, CMake or
+/// `--build` names its compiler itself (`g++`, `$(CXX)`, `c++`...), so
+/// wrappers of those names that add the flags come first on its PATH (and,
+/// being in the build's folder, in the cache key).
+fn checker_env(
+    how: &ConsoleBuild,
+    root: &Path,
+) -> Result<Vec<(&'static str, OsString)>, BuildError> {
+    let mut env = Vec::new();
+    if let Some(tool) = how.memcheck {
+        let bin = root.join(WRAPPER_DIR);
+        write_compiler_wrappers(&bin, &tool.compile_flags())
+            .map_err(|e| BuildError::Io(format!("cannot write the compiler wrappers: {e}")))?;
+        let mut path = bin.into_os_string();
+        if let Some(rest) = std::env::var_os("PATH") {
+            path.push(":");
+            path.push(rest);
+        }
+        env.push(("PATH", path));
+    }
+    Ok(env)
+}
+
+/// What the build runs and the program it makes: `--build`, else the
+/// build file (perhaps the overlay's: looked for after it), else the
+/// sources; with how the sources were found, when that was a decision
+/// (subfolders, a project file), for the notes.
+fn plan(
+    upload: &Upload,
+    how: &ConsoleBuild,
+    root: &Path,
+) -> Result<(Steps, PathBuf, Option<String>), BuildError> {
+    let binary = root.join(how.binary);
+    if let Some(cmd) = how.command {
+        let steps = Steps::Commands(vec![("sh".into(), vec!["-c".into(), cmd.into()])]);
+        return Ok((steps, binary, None));
+    }
+    Ok(match build_file(root) {
+        Some(upload::BuildFile::Make) => (
+            Steps::Commands(vec![("make".into(), Vec::new())]),
+            binary,
+            None,
+        ),
+        Some(upload::BuildFile::CMake) => (
+            Steps::Commands(vec![
+                (
+                    "cmake".into(),
+                    vec!["-S".into(), ".".into(), "-B".into(), "build".into()],
+                ),
+                ("cmake".into(), vec!["--build".into(), "build".into()]),
+            ]),
+            root.join("build").join(how.binary),
+            None,
+        ),
+        None => {
+            let sources = Sources::of(upload, how.overlay);
+            if sources.files.is_empty() {
+                return Err(BuildError::NotRecognised(format!(
+                    "nothing to build: the upload has no Makefile, CMakeLists.txt or C++ \
+                     source file (.cpp, .cc); {}",
+                    upload.contents()
+                )));
+            }
+            let steps = sources_steps(how, root, &binary, &sources)?;
+            (steps, binary, sources.note())
+        }
+    })
+}
+
+/// The build's key: the folder as the build will read it (upload,
+/// overlay, the grader's files, compiler wrappers), every command and
+/// every tool, the program's place, a checked build's environment.
+fn cache_key(
+    how: &ConsoleBuild,
+    build: &Path,
+    root: &Path,
+    steps: &Steps,
+    program: &Path,
+    env: &[(&str, OsString)],
+) -> Result<cache::Key, BuildError> {
+    let mut key = KeyBuilder::new("console", build);
+    key.tree(build)?;
+    key.tool(&identity(how.compiler, root));
+    match steps {
+        Steps::Commands(commands) => {
+            for (tool, args) in commands {
+                key.tool(&identity(tool, root));
+                key.command(tool, args);
+            }
+        }
+        Steps::Units { units, link } => {
+            for unit in units {
+                key.command(how.compiler, &unit.args());
+            }
+            key.command(how.compiler, link);
+        }
+    }
+    key.command("(the program)", &[program.as_os_str().to_owned()]);
+    // PATH with its compiler wrappers first, the build folder written
+    // `$BUILD` as in commands.
+    for (name, value) in env {
+        key.command(&format!("(env {name})"), std::slice::from_ref(value));
+    }
+    Ok(key.finish())
+}
+
+/// A build step that failed: its output, and whether it was stopped at
+/// the timeout (then not the upload's result, never cached).
+struct Failed {
+    output: String,
+    timed_out: bool,
+}
+
+/// Runs the steps in `root`: the commands one after the other, or each
+/// unit (from the unit cache when it has it) then the link. A tool that
+/// cannot start is the staff's error.
+fn run(
+    steps: Steps,
+    how: &ConsoleBuild,
+    root: &Path,
+    env: &[(&str, OsString)],
+) -> Result<Result<(), Failed>, BuildError> {
+    let failed = |step: super::Step| Failed {
+        output: step.output,
+        timed_out: step.timed_out,
+    };
+    match steps {
+        Steps::Commands(commands) => {
+            for (tool, args) in commands {
+                let step = run_step(&tool, args, root, how.timeout, env)
+                    .map_err(|e| BuildError::Io(format!("cannot run `{tool}`: {e}")))?;
+                if !step.ok {
+                    return Ok(Err(failed(step)));
+                }
+            }
+        }
+        Steps::Units { units, link } => {
+            let deadline = std::time::Instant::now() + how.timeout;
+            // The compiler's identity keys the unit cache: asked for only
+            // when the cache is on (`--version` is one more sandboxed run).
+            let compiler = how.cache.builds.then(|| identity(how.compiler, root));
+            let objects = compiler
+                .as_deref()
+                .and_then(|c| UnitObjects::of(how.cache, c));
+            let outputs = compile_all(how.compiler, &units, root, deadline, objects.as_ref(), env)?;
+            // In the sources' order, as one `g++ *.cpp` would print them.
+            let failed_units: Vec<&super::Step> = outputs.iter().filter(|s| !s.ok).collect();
+            if !failed_units.is_empty() {
+                return Ok(Err(Failed {
+                    output: failed_units.iter().map(|s| s.output.as_str()).collect(),
+                    timed_out: failed_units.iter().any(|s| s.timed_out),
+                }));
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let step = run_step(how.compiler, link, root, left, env)
+                .map_err(|e| BuildError::Io(format!("cannot run `{}`: {e}", how.compiler)))?;
+            if !step.ok {
+                return Ok(Err(failed(step)));
+            }
+        }
+    }
+    Ok(Ok(()))
 }
 
 /// What a build runs.
