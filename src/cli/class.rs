@@ -69,7 +69,7 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
     } = a;
     let palette = *palette;
     check_format(output.format, output.output.is_some())?;
-    let isolation = grading::isolation_note(limit_args.require_isolation)?;
+    let isolation = grading::isolation_note(limit_args.require_isolation, &limit_args.disk())?;
     let all = class::members(dir)?;
     let shard = shard::detect(shards.shard, shards.shard_count, |name| {
         std::env::var(name).ok()

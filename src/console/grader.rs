@@ -294,6 +294,8 @@ impl ConsoleGrader {
                 timeout: self.options.build_timeout,
                 memcheck: self.options.memcheck.map(|m| m.tool),
                 cache: &self.options.cache,
+                // The build's folder, bounded as every scenario's is.
+                disk: self.options.limits.disk,
             };
             let (result, origin) = submission::build_console_traced(upload, &how);
             cached.push(origin == Origin::Cache);

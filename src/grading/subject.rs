@@ -278,6 +278,8 @@ impl Plan {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
                 cache: options.cache.clone(),
+                // The build's folder is bounded as every scenario's is.
+                disk: options.limits.disk,
                 ..options.cpp.clone()
             },
             limits: options.limits.clone(),

@@ -47,6 +47,8 @@ pub struct ConsoleBuild<'a> {
     pub memcheck: Option<crate::memcheck::Tool>,
     /// Where builds are cached, and whether.
     pub cache: &'a BuildCache,
+    /// The most the build's folder may hold (`--disk`).
+    pub disk: sandbox::DiskBound,
 }
 
 /// How the upload will be built.
@@ -126,9 +128,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
             dir.display()
         )));
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("chessgrade-console-build-")
-        .tempdir()
+    let tmp = sandbox::Scratch::new("chessgrade-console-build-", &how.disk)
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let src = tmp.path().join("src");
     copy_tree(dir, &src)?;
@@ -206,7 +206,7 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
         },
     };
     sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
-    let built = |tmp: tempfile::TempDir| Build {
+    let built = |tmp: sandbox::Scratch| Build {
         command: EngineCommand {
             program: program.clone(),
             args: Vec::new(),
@@ -264,6 +264,9 @@ fn build(dir: &Path, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, B
     // The compiler's message is cached as it is; the overlay's note is
     // added each time (it names the overlay folder of this run).
     let failed = |msg: String, timed_out: bool| {
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(compile_error(msg));
+        }
         if let Some((folder, key)) = &cached
             && !timed_out
         {

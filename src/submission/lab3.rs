@@ -189,6 +189,8 @@ pub struct CppOptions {
     /// every unit (the adapter's cached object included, under a key of its
     /// own) and to the link.
     pub memcheck: Option<crate::memcheck::Tool>,
+    /// The most the build's folder may hold (`--disk`).
+    pub disk: crate::sandbox::DiskBound,
 }
 
 impl CppOptions {
@@ -199,6 +201,7 @@ impl CppOptions {
             timeout,
             cache: BuildCache::default(),
             memcheck: None,
+            disk: crate::sandbox::DiskBound::default(),
         }
     }
 
@@ -275,9 +278,7 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
         .canonicalize()
         .map_err(|e| BuildError::NotRecognised(format!("{}: {e}", dir.display())))?;
     let found = find_cpp(&dir)?;
-    let tmp = tempfile::Builder::new()
-        .prefix("chessgrade-build-")
-        .tempdir()
+    let tmp = crate::sandbox::Scratch::new("chessgrade-build-", &options.disk)
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let io = |e: std::io::Error| BuildError::Io(e.to_string());
     // The build reads a private copy of the upload (no link out of it, no
@@ -320,7 +321,7 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
     link.extend(["-o".into(), engine.clone().into()]);
     link.push(adapter.clone().into());
     link.extend(units.iter().map(|u| u.object.clone().into_os_string()));
-    let program = |tmp: tempfile::TempDir, notes: Vec<String>| Build {
+    let program = |tmp: crate::sandbox::Scratch, notes: Vec<String>| Build {
         command: EngineCommand {
             program: engine.clone(),
             args: Vec::new(),
@@ -379,6 +380,9 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
             .map(|s| relative_paths(&s.output, &copy, tmp.path()))
             .collect();
         let msg = compile_message(&texts);
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(BuildError::Compile(msg));
+        }
         if let Some((folder, key)) = &cached
             && !failed.iter().any(|s| s.timed_out)
         {
@@ -392,6 +396,9 @@ fn build(dir: &Path, options: &CppOptions, origin: &mut Origin) -> Result<Build,
     if !linked.ok {
         let out = relative_paths(&linked.output, &copy, tmp.path());
         let msg = compile_message(&[out]);
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(BuildError::Compile(msg));
+        }
         if let Some((folder, key)) = &cached
             && !linked.timed_out
         {

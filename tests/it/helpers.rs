@@ -354,6 +354,7 @@ fn grader_console_build(
         timeout: std::time::Duration::from_secs(300),
         memcheck,
         cache: &cache,
+        disk: chessgrade::sandbox::DiskBound::default(),
     };
     chessgrade::submission::build_console_traced(dir, &how)
         .0
