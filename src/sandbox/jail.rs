@@ -363,6 +363,10 @@ pub struct Confinement {
     own_proc_rule: Option<std::os::fd::OwnedFd>,
     netns: Option<NetNamespace>,
     drop_to: Option<u32>,
+    /// `uid_map` and `gid_map` of the user namespace the network namespace
+    /// is made in ([`NetNamespace::InUserNamespace`]): the process's own
+    /// ids, mapped to themselves.
+    id_maps: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Confinement {
@@ -383,11 +387,19 @@ impl Confinement {
             (Some(r), true) => Option::<std::os::fd::OwnedFd>::from(r.try_clone()?),
             _ => None,
         };
+        let id_maps = (iso.netns == Some(NetNamespace::InUserNamespace)).then(|| {
+            let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+            (
+                format!("{uid} {uid} 1").into_bytes(),
+                format!("{gid} {gid} 1").into_bytes(),
+            )
+        });
         Ok(Confinement {
             ruleset,
             own_proc_rule,
             netns: iso.netns,
             drop_to: uid,
+            id_maps,
         })
     }
 
@@ -410,6 +422,15 @@ impl Confinement {
     pub fn enter(&mut self) -> io::Result<()> {
         if let Some(how) = self.netns {
             unshare_network(how)?;
+        }
+        // Without a map its ids are the overflow ids (65534), which it
+        // cannot set: `setuid(getuid())` fails with EINVAL, and with it
+        // every program that resets its ids before running another (GNU
+        // make's `posix_spawn`, so every Makefile).
+        if let Some((uid_map, gid_map)) = &self.id_maps {
+            write_own_proc(c"/proc/self/setgroups", b"deny")?;
+            write_own_proc(c"/proc/self/uid_map", uid_map)?;
+            write_own_proc(c"/proc/self/gid_map", gid_map)?;
         }
         if let Some(rules) = self.own_proc_rule.take() {
             add_own_proc_rule(&rules)?;
@@ -468,6 +489,26 @@ fn add_own_proc_rule(rules: &std::os::fd::OwnedFd) -> io::Result<()> {
     // SAFETY: our own descriptor, closed once.
     unsafe { libc::close(proc_self) };
     if added != 0 {
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to the file `path` of this process's own `/proc`. Only
+/// system calls: safe between fork and exec.
+fn write_own_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    use nix::libc;
+    // SAFETY: a NUL-terminated path; `open` allocates nothing.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the buffer outlives the call; the descriptor is open.
+    let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let error = io::Error::last_os_error();
+    // SAFETY: our own descriptor, closed once.
+    unsafe { libc::close(fd) };
+    if written != bytes.len() as isize {
         return Err(error);
     }
     Ok(())
