@@ -445,6 +445,12 @@ mod tests {
         );
         assert!(jobs("0").is_err() && jobs("4") == Ok(4));
         assert!(cpu_seconds("0").is_err());
+        assert_eq!(disk_mb("64"), Ok(64));
+        assert_eq!(
+            disk_mb("0").unwrap_err(),
+            "MiB of disk must be from 1 to 1048576, found 0"
+        );
+        assert!(disk_files("15").is_err() && disk_files("4096") == Ok(4096));
         assert!(output_mb("0").is_err());
         assert!(mebibytes("99999999999999").is_err());
     }
