@@ -23,7 +23,8 @@
 //! - **A network namespace of its own** (no interface but a downed
 //!   loopback): no TCP, UDP or any other socket reaches anything. As root
 //!   it is made directly; otherwise inside a user namespace, where the
-//!   kernel allows unprivileged ones.
+//!   kernel allows unprivileged ones (the process's own uid and gid mapped
+//!   to themselves there, so that it can still set them: `make` does).
 //! - **An unprivileged uid of its own** when the grader runs as root (a
 //!   Gradescope-style container): each folder a submission works in (a
 //!   build's, a scenario's) belongs to a uid no other sandbox has, drawn

@@ -519,3 +519,38 @@ fn an_upload_larger_than_its_build_folder_does_not_fit() {
         "{stdout}"
     );
 }
+
+/// A grader that cannot mount (root without `CAP_SYS_ADMIN`, as in a
+/// container that lacks it) says the disk is unbounded, and
+/// `--require-isolation` refuses to grade there, naming what is missing.
+#[test]
+fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
+    if !nix::unistd::geteuid().is_root() || !disk_bounded() {
+        eprintln!("skipping: needs a root grader that bounds the disk, to take it away");
+        return;
+    }
+    let area = Area::new();
+    let run = Command::new("setpriv")
+        .arg("--bounding-set=-sys_admin")
+        .arg(bin())
+        .args([
+            "grade",
+            "--require-isolation",
+            "--submission",
+            "tests/fixtures/submissions/lab3-correct",
+            "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+        ])
+        .env("TMPDIR", area.path("tmp"))
+        .env("XDG_CACHE_HOME", area.path("cache"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("disk unbounded"), "{stderr}");
+    assert!(
+        stderr.contains("missing: a bounded disk (the grader could not mount a tmpfs"),
+        "{stderr}"
+    );
+    assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+}
