@@ -5,7 +5,8 @@
 //! (uid 1000 through `setpriv`, when the tests run as root), with the
 //! hostile fixtures `tests/fixtures/hostile/engine.py` (`disk-*`
 //! behaviours) and `tests/fixtures/hostile/flood.py` (run by console
-//! programs and Makefiles): no C++ is compiled here. What must hold: the
+//! programs and Makefiles), and the issue's own upload (a Lab 3 upload
+//! with `ATTACK_FILL_DISK`, the one C++ compile here). What must hold: the
 //! write past the bound fails in the program (`No space left on device`), the
 //! scenario's class is `disk_limit` in every report format, a build that runs
 //! out says so, a class is graded completely, the grader's folders never
@@ -553,4 +554,82 @@ fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
         "{stderr}"
     );
     assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+}
+
+/// Issue 30's upload itself: a correct Lab 3 upload plus a static
+/// initialiser that writes files of 15 MB (under the per-file limit) into
+/// its working folder for ever, ignoring every failed write
+/// (`ATTACK_FILL_DISK` of `tests/fixtures/hostile/chessgrade_attack.cc`, one
+/// compile), graded by each grader (the unprivileged one first; the root
+/// one then takes the build from the cache). The Lab 3 adapter is a fork
+/// server whose folder is its worker's: the flood fills it to both bounds
+/// and no further, the scenario is `disk_limit` (then a timeout, where it
+/// once wrote ~4 GB), and nothing is left behind.
+#[test]
+fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
+    if !disk_bounded() {
+        return;
+    }
+    let area = Area::new();
+    let upload = area.path("class/filler");
+    copy_dir(
+        &root().join("tests/fixtures/submissions/lab3-correct"),
+        &upload,
+    );
+    let attack =
+        std::fs::read_to_string(root().join("tests/fixtures/hostile/chessgrade_attack.cc"))
+            .unwrap();
+    std::fs::write(
+        upload.join("chessgrade_attack.cc"),
+        format!("#define ATTACK_FILL_DISK 1\n{attack}"),
+    )
+    .unwrap();
+    open_up(area.dir.path());
+    let mut graders = graders();
+    graders.reverse();
+    for uid in graders {
+        let json = area.path("out/report.json");
+        let run = chessgrade_as(
+            uid,
+            &area.path("tmp"),
+            &[
+                "grade",
+                "--disk",
+                "32",
+                "--timeout",
+                "2",
+                "--submission",
+                upload.to_str().unwrap(),
+                "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+        let human = String::from_utf8_lossy(&run.stdout);
+        let who = format!("graded as {uid:?}");
+        assert_eq!(run.status.code(), Some(1), "{who}: {human}{run:?}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(
+            report["scenarios"][0]["class"], "disk_limit",
+            "{who}: {report}"
+        );
+        // Two files of 15 MiB and 2 MiB of a third fill its bytes; it then
+        // goes on making (empty) files until their count is reached too.
+        assert!(
+            human.contains(
+                "disk limit: its folder reached the disk bound (32 MiB, 4096 files): 32 MiB in 4096 files; then timeout"
+            ),
+            "{who}: {human}"
+        );
+        assert_eq!(
+            left_in(&area.path("tmp")),
+            Vec::<PathBuf>::new(),
+            "{who}: left behind"
+        );
+    }
 }
