@@ -68,7 +68,7 @@ pub struct DiskBound {
 
 impl DiskBound {
     /// The default bytes: 64 MiB. The largest folder of the fixtures is a
-    /// JHU build under AddressSanitizer, about 5 MiB in 45 files
+    /// CUHK build under AddressSanitizer, about 6 MiB in 50 files
     /// (docs/grading.md).
     pub const DEFAULT_BYTES: u64 = 64 << 20;
     /// The default file count.
