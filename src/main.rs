@@ -4,5 +4,8 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    // While the process is single-threaded: the bounded folders' mounts
+    // are the grader's own (chessgrade::sandbox::disk).
+    chessgrade::sandbox::enter_own_mount_namespace();
     std::process::ExitCode::from(cli::main())
 }

@@ -71,7 +71,8 @@ impl ClassSpec {
     /// Reads the class, picks the shard, walks the scenarios and sets up
     /// the class's one plan; a problem here is the staff's (exit 2).
     pub fn prepare(self, env: impl Fn(&str) -> Option<String>) -> Result<ClassRun, StaffError> {
-        let isolation = crate::grading::isolation_note(self.require_isolation)?;
+        let isolation =
+            crate::grading::isolation_note(self.require_isolation, &self.options.limits.disk)?;
         let roster = super::members(&self.dir)?;
         let shard = shard::detect(self.shard, self.shard_count, env)
             .map_err(|e| StaffError::Usage(format!("cannot tell which shard to grade: {e}")))?;

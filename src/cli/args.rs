@@ -322,9 +322,16 @@ pub struct LimitArgs {
     /// subprocesses included) is killed after it.
     #[arg(long, default_value_t = 120.0, value_parser = compile_seconds)]
     pub compile_timeout: f64,
+    /// The most each folder a submission writes in (a scenario's, a build's) may
+    /// hold, in MiB; a write past it fails (ENOSPC).
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = disk_mb)]
+    pub disk: u64,
+    /// The most files each such folder may hold.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = disk_files)]
+    pub disk_files: u64,
     /// Refuse to grade (exit 2) unless every isolation mechanism is in force:
-    /// Landlock with signal scoping, a network namespace, and (as root) a uid of
-    /// the submission's own. Without it, what holds is reported.
+    /// Landlock with signal scoping, a network namespace, (as root) a uid of
+    /// the submission's own, and a bounded disk. Without it, what holds is reported.
     #[arg(long)]
     pub require_isolation: bool,
 }
@@ -338,7 +345,16 @@ impl LimitArgs {
             cpu_seconds: self.cpu.max(1),
             memory_bytes: self.memory_mb.saturating_mul(1 << 20),
             max_output_bytes: self.max_output_mb.saturating_mul(1 << 20),
+            disk: self.disk(),
             ..chessgrade::subject::Limits::default()
+        }
+    }
+
+    /// The bound of every folder a submission writes in.
+    pub fn disk(&self) -> chessgrade::sandbox::DiskBound {
+        chessgrade::sandbox::DiskBound {
+            bytes: self.disk.saturating_mul(1 << 20),
+            files: self.disk_files,
         }
     }
 
@@ -406,6 +422,17 @@ fn memory_mb(text: &str) -> Result<u64, String> {
     bounded(text, 16, 1 << 20, "MiB of memory")
 }
 
+/// A build copies the upload into its folder first: below 1 MiB no
+/// honest one fits.
+fn disk_mb(text: &str) -> Result<u64, String> {
+    bounded(text, 1, 1 << 20, "MiB of disk")
+}
+
+/// A build's folder holds the upload's files, objects and the program.
+fn disk_files(text: &str) -> Result<u64, String> {
+    bounded(text, 16, 1 << 24, "files")
+}
+
 fn output_mb(text: &str) -> Result<usize, String> {
     bounded(text, 1, 4096, "MiB of output").map(|n| n as usize)
 }
@@ -431,6 +458,12 @@ mod tests {
         );
         assert!(jobs("0").is_err() && jobs("4") == Ok(4));
         assert!(cpu_seconds("0").is_err());
+        assert_eq!(disk_mb("64"), Ok(64));
+        assert_eq!(
+            disk_mb("0").unwrap_err(),
+            "MiB of disk must be from 1 to 1048576, found 0"
+        );
+        assert!(disk_files("15").is_err() && disk_files("4096") == Ok(4096));
         assert!(output_mb("0").is_err());
         assert!(mebibytes("99999999999999").is_err());
     }

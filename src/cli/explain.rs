@@ -37,7 +37,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
                 .into(),
         ));
     }
-    grading::isolation_note(a.limits.require_isolation)?;
+    grading::isolation_note(a.limits.require_isolation, &a.limits.disk())?;
     let what = grade::subject_spec(&a.subject, &a.console)?.unwrap_or(SubjectSpec::Reference);
     let store = SnapshotStore::new(&a.snapshot.snapshots);
     let options = grade::upload_options(&a.subject, &a.console, &a.limits)?;

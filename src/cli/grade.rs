@@ -52,7 +52,7 @@ pub fn grade(
     output: &OutputArgs,
     palette: Palette,
 ) -> Result<u8, StaffError> {
-    let isolation = grading::isolation_note(limit_args.require_isolation)?;
+    let isolation = grading::isolation_note(limit_args.require_isolation, &limit_args.disk())?;
     let spec = batch::spec(args, SnapshotMode::Check);
     // The engine and the upload folder are checked before the scenarios
     // are walked.

@@ -43,7 +43,7 @@ pub fn run(a: &ShrinkArgs) -> Result<u8, StaffError> {
                 .into(),
         ));
     }
-    grading::isolation_note(limit_args.require_isolation)?;
+    grading::isolation_note(limit_args.require_isolation, &limit_args.disk())?;
     let what = grade::subject_spec(subject, console_args)?.ok_or(StaffError::NoSubject)?;
     let store = SnapshotStore::new(&snapshot.snapshots);
     let options = grade::upload_options(subject, console_args, limit_args)?;

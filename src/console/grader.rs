@@ -301,6 +301,8 @@ impl ConsoleGrader {
                 memcheck: self.options.memcheck.map(|m| m.tool),
                 cache: &self.options.cache,
                 case: self.options.case,
+                // The build's folder, bounded as every scenario's is.
+                disk: self.options.limits.disk,
             };
             let (result, origin) = submission::build_console_traced(upload, &how);
             cached.push(origin == Origin::Cache);

@@ -599,6 +599,7 @@ mod tests {
             end: RunEnd::Exited(0),
             files: Default::default(),
             memory: None,
+            disk: None,
         }
     }
 

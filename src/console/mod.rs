@@ -438,12 +438,23 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         (_, Some(e)) => Some(e.into_failure(&source())),
         (m, None) => m.map(|m| m.into_failure(&source())),
     };
+    let failure = failure.map(|f| on_disk_limit(f, outcome.disk.as_ref()));
     let memory = outcome.memory.clone();
     let verdict = match failure {
         None => Verdict::Pass,
         Some(failure) => Verdict::Fail(Box::new(failure)),
     };
     result(points, visibility, verdict, memory)
+}
+
+/// A transcript that went wrong in a folder at its disk bound went wrong
+/// for that (as far as the grader can tell): its class is the disk limit's,
+/// and it says how it went wrong too.
+fn on_disk_limit(mut failure: Failure, disk: Option<&crate::sandbox::DiskReached>) -> Failure {
+    if let (Some(reached), FailureKind::Transcript(t)) = (disk, &mut failure.kind) {
+        t.problem = TranscriptProblem::DiskLimit(format!("{reached}; then {}", t.problem));
+    }
+    failure
 }
 
 /// Where a checked run's memory error stopped it, in the plan's terms.

@@ -41,6 +41,8 @@ pub struct Outcome {
     pub files: HashMap<String, Option<Vec<u8>>>,
     /// What a memory check found (`None`: memory not checked).
     pub memory: Option<Findings>,
+    /// The program's folder was at its disk bound when it ended.
+    pub disk: Option<sandbox::DiskReached>,
 }
 
 /// Runs `command` (one of `program`'s builds, under its limits and
@@ -51,9 +53,8 @@ pub fn run(
     command: &EngineCommand,
     program: &ConsoleProgram,
 ) -> std::io::Result<Outcome> {
-    let dir = tempfile::Builder::new()
-        .prefix("chessgrade-console-")
-        .tempdir()?;
+    // Bounded (`--disk`): the plan's files, and all the program writes.
+    let dir = sandbox::Scratch::new("chessgrade-console-", &program.limits.disk)?;
     for (name, bytes) in &plan.files {
         std::fs::write(dir.path().join(name), bytes)?;
     }
@@ -173,5 +174,6 @@ pub fn run(
         end,
         files,
         memory,
+        disk: dir.reached(),
     })
 }

@@ -25,16 +25,21 @@ pub use subject::{
     resolve, upload_kind,
 };
 
-/// The isolation submissions get, as a report note
-/// (`isolation: landlock abi 7, no network, a uid of its own`); with `require`,
-/// the staff error naming what is missing when not all of it holds.
-pub fn isolation_note(require: bool) -> Result<String, StaffError> {
+/// The isolation submissions get, as a report note (`isolation: landlock
+/// abi 7, no network, a uid of its own, disk 64 MiB, 4096 files`, `disk`
+/// being the folders' bound); with `require`, the staff error naming what
+/// is missing when not all of it holds.
+pub fn isolation_note(
+    require: bool,
+    disk: &crate::sandbox::DiskBound,
+) -> Result<String, StaffError> {
     let iso = crate::sandbox::isolation();
+    let line = iso.describe(disk);
     if require && !iso.complete() {
         return Err(StaffError::Isolation(format!(
-            "--require-isolation: this machine cannot confine submissions fully ({iso}); missing: {}",
+            "--require-isolation: this machine cannot confine submissions fully ({line}); missing: {}",
             iso.missing().join("; ")
         )));
     }
-    Ok(format!("isolation: {iso}"))
+    Ok(format!("isolation: {line}"))
 }

@@ -283,6 +283,8 @@ impl Plan {
                 memcheck: options.memcheck.map(|m| m.tool),
                 cache: options.cache.clone(),
                 case: options.case,
+                // The build's folder is bounded as every scenario's is.
+                disk: options.limits.disk,
                 ..options.cpp.clone()
             },
             limits: options.limits.clone(),

@@ -222,6 +222,9 @@ pub enum TranscriptProblem {
     DidNotExit,
     /// Exited with another status than the course's program.
     ExitStatus { expected: i32, actual: i32 },
+    /// Its folder reached the disk bound (`--disk`) and the transcript then
+    /// went wrong: what the folder held, and how it went wrong.
+    DiskLimit(String),
 }
 
 impl std::fmt::Display for TranscriptProblem {
@@ -241,6 +244,7 @@ impl std::fmt::Display for TranscriptProblem {
             TranscriptProblem::ExitStatus { expected, actual } => {
                 write!(f, "exit status {actual}, expected {expected}")
             }
+            TranscriptProblem::DiskLimit(what) => write!(f, "disk limit: {what}"),
         }
     }
 }
@@ -258,6 +262,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::ClosedOutput) => "closed_output",
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
+            FailureKind::Subject(SubjectError::DiskLimit(_)) => "disk_limit",
             FailureKind::CompileError(_) => "compile_error",
             FailureKind::NotRecognised(_) => "not_recognised",
             FailureKind::MemoryError(_) => "memory_error",
@@ -270,6 +275,7 @@ impl FailureKind {
                 TranscriptProblem::Timeout => "timeout",
                 TranscriptProblem::DidNotExit => "did_not_exit",
                 TranscriptProblem::ExitStatus { .. } => "exit_status",
+                TranscriptProblem::DiskLimit(_) => "disk_limit",
             },
         }
     }

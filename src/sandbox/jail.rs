@@ -23,7 +23,8 @@
 //! - **A network namespace of its own** (no interface but a downed
 //!   loopback): no TCP, UDP or any other socket reaches anything. As root
 //!   it is made directly; otherwise inside a user namespace, where the
-//!   kernel allows unprivileged ones.
+//!   kernel allows unprivileged ones (the process's own uid and gid mapped
+//!   to themselves there, so that it can still set them: `make` does).
 //! - **An unprivileged uid of its own** when the grader runs as root (a
 //!   Gradescope-style container): each folder a submission works in (a
 //!   build's, a scenario's) belongs to a uid no other sandbox has, drawn
@@ -34,7 +35,8 @@
 //!   use up the processes a classmate graded beside it needs.
 //!
 //! What the kernel grants is found out once per grader ([`isolation`]) and
-//! reported (`isolation: landlock abi 7, no network, a uid of its own`); a missing
+//! reported (`isolation: landlock abi 7, no network, a uid of its own, disk
+//! 64 MiB, 4096 files`: the last is [`super::disk`]'s bound); a missing
 //! mechanism is named there, and `--require-isolation` refuses to grade
 //! without all of them. The per-spawn work happens in the parent (the
 //! ruleset is built and its paths opened before the fork), so the child
@@ -99,6 +101,9 @@ pub struct Isolation {
     pub own_uids: bool,
     /// The grader runs as root: then submissions must not keep its uid.
     pub grader_is_root: bool,
+    /// How the folders submissions write in are bounded (`None`: they are
+    /// not; see [`super::disk`]).
+    pub disk: Option<super::DiskMount>,
 }
 
 impl Isolation {
@@ -137,6 +142,11 @@ impl Isolation {
         if self.grader_is_root && !self.own_uids {
             missing.push("a uid of their own (the grader is root and could not drop it)");
         }
+        if self.disk.is_none() {
+            missing.push(
+                "a bounded disk (the grader could not mount a tmpfs: no CAP_SYS_ADMIN, or no user namespace)",
+            );
+        }
         missing
     }
 
@@ -146,24 +156,46 @@ impl Isolation {
     }
 }
 
+impl Isolation {
+    /// The report's line with `disk` as the folders' bound: `landlock abi
+    /// 7, no network, a uid of its own, disk 64 MiB, 4096 files`, naming what
+    /// is missing.
+    pub fn describe(&self, disk: &super::DiskBound) -> String {
+        match self.disk {
+            Some(_) => format!("{}, disk {disk}", Mechanisms(self)),
+            None => format!("{}, disk unbounded", Mechanisms(self)),
+        }
+    }
+}
+
 impl std::fmt::Display for Isolation {
-    /// `landlock abi 7, no network, a uid of its own`, naming what is missing.
+    /// [`Isolation::describe`] with the default disk bound.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.landlock_abi {
+        f.write_str(&self.describe(&super::DiskBound::default()))
+    }
+}
+
+/// Every mechanism but the disk's, in words.
+struct Mechanisms<'a>(&'a Isolation);
+
+impl std::fmt::Display for Mechanisms<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let iso = self.0;
+        match iso.landlock_abi {
             Some(abi) => write!(f, "landlock abi {abi}")?,
             None => write!(f, "no landlock (files readable)")?,
         }
-        if self.no_network() {
+        if iso.no_network() {
             write!(f, ", no network")?;
-        } else if self.no_tcp() {
+        } else if iso.no_tcp() {
             write!(f, ", no tcp (other sockets open)")?;
         } else {
             write!(f, ", network open")?;
         }
-        if self.files() && !self.signals_scoped() {
+        if iso.files() && !iso.signals_scoped() {
             write!(f, ", signals not scoped")?;
         }
-        match self.own_uids {
+        match iso.own_uids {
             true => write!(f, ", a uid of its own"),
             false => write!(f, ", the grader's uid"),
         }
@@ -190,6 +222,7 @@ fn probe() -> Isolation {
         netns,
         own_uids,
         grader_is_root: root,
+        disk: super::disk::probe(),
     }
 }
 
@@ -331,6 +364,10 @@ pub struct Confinement {
     own_proc_rule: Option<std::os::fd::OwnedFd>,
     netns: Option<NetNamespace>,
     drop_to: Option<u32>,
+    /// `uid_map` and `gid_map` of the user namespace the network namespace
+    /// is made in ([`NetNamespace::InUserNamespace`]): the process's own
+    /// ids, mapped to themselves.
+    id_maps: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Confinement {
@@ -351,11 +388,19 @@ impl Confinement {
             (Some(r), true) => Option::<std::os::fd::OwnedFd>::from(r.try_clone()?),
             _ => None,
         };
+        let id_maps = (iso.netns == Some(NetNamespace::InUserNamespace)).then(|| {
+            let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+            (
+                format!("{uid} {uid} 1").into_bytes(),
+                format!("{gid} {gid} 1").into_bytes(),
+            )
+        });
         Ok(Confinement {
             ruleset,
             own_proc_rule,
             netns: iso.netns,
             drop_to: uid,
+            id_maps,
         })
     }
 
@@ -378,6 +423,15 @@ impl Confinement {
     pub fn enter(&mut self) -> io::Result<()> {
         if let Some(how) = self.netns {
             unshare_network(how)?;
+        }
+        // Without a map its ids are the overflow ids (65534), which it
+        // cannot set: `setuid(getuid())` fails with EINVAL, and with it
+        // every program that resets its ids before running another (GNU
+        // make's `posix_spawn`, so every Makefile).
+        if let Some((uid_map, gid_map)) = &self.id_maps {
+            write_own_proc(c"/proc/self/setgroups", b"deny")?;
+            write_own_proc(c"/proc/self/uid_map", uid_map)?;
+            write_own_proc(c"/proc/self/gid_map", gid_map)?;
         }
         if let Some(rules) = self.own_proc_rule.take() {
             add_own_proc_rule(&rules)?;
@@ -436,6 +490,26 @@ fn add_own_proc_rule(rules: &std::os::fd::OwnedFd) -> io::Result<()> {
     // SAFETY: our own descriptor, closed once.
     unsafe { libc::close(proc_self) };
     if added != 0 {
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to the file `path` of this process's own `/proc`. Only
+/// system calls: safe between fork and exec.
+fn write_own_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    use nix::libc;
+    // SAFETY: a NUL-terminated path; `open` allocates nothing.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the buffer outlives the call; the descriptor is open.
+    let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let error = io::Error::last_os_error();
+    // SAFETY: our own descriptor, closed once.
+    unsafe { libc::close(fd) };
+    if written != bytes.len() as isize {
         return Err(error);
     }
     Ok(())
@@ -546,10 +620,19 @@ mod tests {
             netns: Some(NetNamespace::Direct),
             own_uids: true,
             grader_is_root: true,
+            disk: Some(super::super::DiskMount::Direct),
         };
         assert_eq!(
             full.to_string(),
-            "landlock abi 7, no network, a uid of its own"
+            "landlock abi 7, no network, a uid of its own, disk 64 MiB, 4096 files"
+        );
+        let small = super::super::DiskBound {
+            bytes: 8 << 20,
+            files: 100,
+        };
+        assert_eq!(
+            full.describe(&small),
+            "landlock abi 7, no network, a uid of its own, disk 8 MiB, 100 files"
         );
         assert!(full.complete());
         let old = Isolation {
@@ -557,10 +640,11 @@ mod tests {
             netns: None,
             own_uids: false,
             grader_is_root: false,
+            disk: Some(super::super::DiskMount::InUserNamespace),
         };
         assert_eq!(
             old.to_string(),
-            "landlock abi 4, no tcp (other sockets open), signals not scoped, the grader's uid"
+            "landlock abi 4, no tcp (other sockets open), signals not scoped, the grader's uid, disk 64 MiB, 4096 files"
         );
         assert_eq!(old.missing().len(), 2);
         let none = Isolation {
@@ -568,13 +652,14 @@ mod tests {
             netns: None,
             own_uids: false,
             grader_is_root: true,
+            disk: None,
         };
         assert_eq!(
             none.to_string(),
-            "no landlock (files readable), network open, the grader's uid"
+            "no landlock (files readable), network open, the grader's uid, disk unbounded"
         );
         assert!(!none.complete());
-        assert_eq!(none.missing().len(), 3, "{:?}", none.missing());
+        assert_eq!(none.missing().len(), 4, "{:?}", none.missing());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! One place decides how a child is started (own process group, empty
 //! working directory, a cleared environment, rlimits on CPU, memory, file
-//! size, processes and core dumps), how its output streams are wired
+//! size, processes and core dumps; the folders it writes in bounded in
+//! bytes and files, see [`Scratch`]), how its output streams are wired
 //! (separate stdout and stderr, or one pipe for both so that a console
 //! program's interleaving is kept), and how it is ended (everything it
 //! started, always). Subjects talk protocols; they never call `kill`,
@@ -51,9 +52,11 @@
 //! tells a process that ended on its own ([`OutputClosed::Ended`]) from one
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
+mod disk;
 mod jail;
 mod sweep;
 
+pub use disk::{DiskBound, DiskMount, DiskReached, DiskUse, Scratch, enter_own_mount_namespace};
 pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 
@@ -97,6 +100,9 @@ pub struct Limits {
     /// runs (RLIMIT_NPROC, which counts per user). Not applied to root,
     /// for whom the kernel does not enforce it.
     pub max_processes: Option<u64>,
+    /// The most the folder it works in may hold ([`Scratch`]): made by the
+    /// caller, who bounds it with this.
+    pub disk: DiskBound,
 }
 
 impl Default for Limits {
@@ -112,6 +118,7 @@ impl Default for Limits {
             max_stderr_bytes: 16 << 10,
             max_file_bytes: 16 << 20,
             max_processes: Some(64),
+            disk: DiskBound::default(),
         }
     }
 }

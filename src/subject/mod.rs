@@ -216,6 +216,10 @@ pub enum SubjectError {
     Io(String),
     /// The subject cannot express this step (e.g. `perft` over protocol v1).
     Unsupported(String),
+    /// Its folder reached the disk bound (`--disk`), and the scenario then
+    /// failed: what the folder held, and how it failed (a write past the
+    /// bound fails in the program with `ENOSPC`).
+    DiskLimit(String),
 }
 
 impl fmt::Display for SubjectError {
@@ -231,6 +235,7 @@ impl fmt::Display for SubjectError {
             SubjectError::Unsupported(step) => {
                 write!(f, "`{step}` is not supported by this subject")
             }
+            SubjectError::DiskLimit(what) => write!(f, "disk limit: {what}"),
         }
     }
 }

@@ -79,6 +79,9 @@ pub struct ProcessSubject {
     /// its start overlaps the previous one's end and leak check. Nothing is
     /// sent to it before its scenario; it is ended with the subject.
     spare: Option<Running>,
+    /// A folder of the current scenario's engine was found at its disk
+    /// bound when the engine was ended (the folder is gone since).
+    disk: Option<sandbox::DiskReached>,
 }
 
 struct Running {
@@ -92,7 +95,7 @@ struct Running {
     /// The scenario is over and its child told `END`; its `ENDED` is not
     /// read yet (see [`ProcessSubject::settle`]).
     ended_owed: bool,
-    _workdir: tempfile::TempDir,
+    _workdir: sandbox::Scratch,
 }
 
 /// How long a fork server's child gets, after `END`, to exit and be
@@ -119,6 +122,7 @@ impl ProcessSubject {
             program_memory: limits_memory,
             findings: None,
             spare: None,
+            disk: None,
         }
     }
 
@@ -173,9 +177,7 @@ impl ProcessSubject {
     /// Starts an engine process (not yet spoken to): its scratch folder,
     /// the sandbox, the pipes.
     fn start(&self) -> Result<Running, SubjectError> {
-        let workdir = tempfile::Builder::new()
-            .prefix("chessgrade-run-")
-            .tempdir()
+        let workdir = sandbox::Scratch::new("chessgrade-run-", &self.limits.disk)
             .map_err(|e| SubjectError::Io(format!("cannot create a working directory: {e}")))?;
         let (command, env) = match &self.memcheck {
             Some(c) => c.command(&self.command, workdir.path(), self.program_memory),
@@ -258,6 +260,7 @@ impl ProcessSubject {
             run.child.end();
             collect_stderr(&mut run, &mut self.stderr);
             self.collect_findings(&run);
+            self.disk = self.disk.or_else(|| run._workdir.reached());
         }
     }
 
@@ -308,6 +311,20 @@ impl ProcessSubject {
             run.pipes.drain_stderr(&mut self.stderr);
         } else {
             self.stop();
+        }
+    }
+
+    /// A failure in a folder at its disk bound is the disk limit's (the
+    /// write that failed there may well be why), saying how it failed too.
+    fn on_disk_limit(&self, error: SubjectError) -> SubjectError {
+        let reached = self
+            .disk
+            .or_else(|| self.running.as_ref().and_then(|r| r._workdir.reached()));
+        match reached {
+            Some(reached) if !matches!(error, SubjectError::DiskLimit(_)) => {
+                SubjectError::DiskLimit(format!("{reached}; then {error}"))
+            }
+            _ => error,
         }
     }
 
@@ -559,6 +576,7 @@ impl ProcessSubject {
         let closed = run.child.after_output_closed(self.deadline);
         collect_stderr(&mut run, &mut self.stderr);
         self.collect_findings(&run);
+        self.disk = self.disk.or_else(|| run._workdir.reached());
         if run.child.over_memory() {
             return SubjectError::Crash(format!(
                 "SIGKILL: more than {} MiB of resident memory",
@@ -689,6 +707,9 @@ impl Subject for ProcessSubject {
             self.stop();
             self.findings = None;
         }
+        // A folder found full before is not this scenario's to report (a
+        // fork server's folder, should it still be full, is looked at again).
+        self.disk = None;
         self.deadline = Instant::now() + self.limits.timeout;
         self.dims = Some(setup.dims);
         let reusable = self
@@ -851,14 +872,17 @@ impl Subject for ProcessSubject {
         setup: &Setup,
         steps: &[Step],
     ) -> Result<(BoardText, StepsRun), SubjectError> {
-        self.setup(setup)?;
-        self.send(&[Request::Board])?;
-        let queued = self.queue_steps(steps);
-        let board = self.read_board()?;
-        let run = match queued {
+        let started = self.setup(setup).and_then(|()| {
+            self.send(&[Request::Board])?;
+            let queued = self.queue_steps(steps);
+            Ok((queued, self.read_board()?))
+        });
+        let (queued, board) = started.map_err(|e| self.on_disk_limit(e))?;
+        let mut run = match queued {
             Some(requests) => self.read_steps(steps, &requests),
             None => super::run_steps_one_by_one(self, steps),
         };
+        run.failure = run.failure.map(|(i, e)| (i, self.on_disk_limit(e)));
         Ok((board, run))
     }
 
@@ -871,10 +895,12 @@ impl Subject for ProcessSubject {
     /// streamed; a step v1 cannot express: refused) is asked one call at a
     /// time.
     fn run_steps(&mut self, steps: &[Step]) -> StepsRun {
-        match self.queue_steps(steps) {
+        let mut run = match self.queue_steps(steps) {
             Some(requests) => self.read_steps(steps, &requests),
             None => super::run_steps_one_by_one(self, steps),
-        }
+        };
+        run.failure = run.failure.map(|(i, e)| (i, self.on_disk_limit(e)));
+        run
     }
 
     /// Ends the scenario. A fork server's child is told `END` (if it was

@@ -55,6 +55,8 @@ pub struct ConsoleBuild<'a> {
     pub cache: &'a BuildCache,
     /// How an include that names a file in another case is taken.
     pub case: CaseRule,
+    /// The most the build's folder may hold (`--disk`).
+    pub disk: sandbox::DiskBound,
 }
 
 /// Builds a console upload; the program is `<root>/<binary>` (or, for
@@ -82,9 +84,7 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
     if let Some(msg) = upload.case_error(how.case) {
         return Err(BuildError::Compile(msg));
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("chessgrade-console-build-")
-        .tempdir()
+    let tmp = sandbox::Scratch::new("chessgrade-console-build-", &how.disk)
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let root = tmp.path().join("src");
     let replaced = lay_out(upload, how, &root)?;
@@ -95,7 +95,7 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
     let env = checker_env(how, &root)?;
     let (steps, program, layout) = plan(upload, how, &root)?;
     sandbox::hand_over(tmp.path()).map_err(|e| BuildError::Io(e.to_string()))?;
-    let built = |tmp: tempfile::TempDir| Build {
+    let built = |tmp: sandbox::Scratch| Build {
         command: EngineCommand {
             program: program.clone(),
             args: Vec::new(),
@@ -132,6 +132,9 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
     // The compiler's message is cached as it is; the overlay's note is
     // added each time (it names the overlay folder of this run).
     let failed = |msg: String, timed_out: bool| {
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(compile_error(msg));
+        }
         let msg = match main_hint(&msg, upload) {
             Some(hint) => format!("{hint}\n\n{msg}"),
             None => msg,
@@ -174,7 +177,7 @@ fn lay_out(
 ) -> Result<Option<Replaced>, BuildError> {
     upload
         .copy_into(root, how.case)
-        .map_err(|e| BuildError::Io(e.to_string()))?;
+        .map_err(|e| super::copy_failed(&e))?;
     let mut replaced = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {

@@ -64,6 +64,8 @@ pub struct CppOptions {
     pub memcheck: Option<crate::memcheck::Tool>,
     /// How an include that names a file in another case is taken.
     pub case: CaseRule,
+    /// The most the build's folder may hold (`--disk`).
+    pub disk: crate::sandbox::DiskBound,
 }
 
 impl CppOptions {
@@ -75,6 +77,7 @@ impl CppOptions {
             cache: BuildCache::default(),
             memcheck: None,
             case: CaseRule::default(),
+            disk: crate::sandbox::DiskBound::default(),
         }
     }
 
@@ -164,9 +167,7 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
     if let Some(msg) = upload.case_error(options.case) {
         return Err(BuildError::Compile(msg));
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("chessgrade-build-")
-        .tempdir()
+    let tmp = crate::sandbox::Scratch::new("chessgrade-build-", &options.disk)
         .map_err(|e| BuildError::Io(e.to_string()))?;
     let io = |e: std::io::Error| BuildError::Io(e.to_string());
     // The build reads a private copy of the upload as the reader decided
@@ -174,7 +175,9 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
     // the sandbox's uid: never the class folder itself. The compiler runs
     // in the build folder: it is given absolute paths.
     let copy = tmp.path().join("upload");
-    upload.copy_into(&copy, options.case).map_err(io)?;
+    upload
+        .copy_into(&copy, options.case)
+        .map_err(|e| super::copy_failed(&e))?;
     let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
     let includes = Includes {
         root: &copy,
@@ -212,7 +215,7 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
     link.extend(["-o".into(), engine.clone().into()]);
     link.push(adapter.clone().into());
     link.extend(units.iter().map(|u| u.object.clone().into_os_string()));
-    let program = |tmp: tempfile::TempDir, notes: Vec<String>| Build {
+    let program = |tmp: crate::sandbox::Scratch, notes: Vec<String>| Build {
         command: EngineCommand {
             program: engine.clone(),
             args: Vec::new(),
@@ -271,6 +274,9 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
             .map(|s| relative_paths(&s.output, &copy, tmp.path()))
             .collect();
         let msg = compile_message(&texts);
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(BuildError::Compile(msg));
+        }
         if let Some((folder, key)) = &cached
             && !failed.iter().any(|s| s.timed_out)
         {
@@ -284,6 +290,9 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
     if !linked.ok {
         let out = relative_paths(&linked.output, &copy, tmp.path());
         let msg = compile_message(&[out]);
+        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
+            return Err(BuildError::Compile(msg));
+        }
         if let Some((folder, key)) = &cached
             && !linked.timed_out
         {

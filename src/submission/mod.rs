@@ -64,7 +64,7 @@ pub struct Build {
     /// The upload's folder as the compiler saw it (its copy in the build
     /// folder): the student's files, for a memory checker's stack frames.
     pub sources: crate::memcheck::Sources,
-    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) _dir: sandbox::Scratch,
 }
 
 impl Build {
@@ -112,6 +112,32 @@ impl From<crate::upload::ReadError> for BuildError {
     }
 }
 
+/// A failed build's message, said to have run out of disk first when its
+/// folder `dir` is at its bound (`None`: the message as it is, which the
+/// build cache may keep; a build that ran out is never cached, since under
+/// a larger `--disk` it may build).
+/// A copy of the upload into the build's folder that failed: the
+/// student's when the folder is at its bound (an upload larger than
+/// `--disk`), else the staff's.
+pub(crate) fn copy_failed(e: &std::io::Error) -> BuildError {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => BuildError::Compile(format!(
+            "disk limit: the upload does not fit its build's folder ({e}; --disk, --disk-files)"
+        )),
+        _ => BuildError::Io(e.to_string()),
+    }
+}
+
+pub(crate) fn out_of_disk(dir: &sandbox::Scratch, msg: &str) -> Option<String> {
+    dir.reached().map(|reached| {
+        format!(
+            "disk limit: {} (--disk, --disk-files); the build then said:\n{msg}",
+            reached.describe("the build's")
+        )
+    })
+}
+
 use crate::upload::{MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES};
 
 /// Copies every regular file and folder of `from` (the staff's overlay)
@@ -125,7 +151,14 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
         let entry = entry.map_err(|e| BuildError::Io(e.to_string()))?;
         let rel = entry.path().strip_prefix(from).expect("under the root");
         let target = to.join(rel);
-        let io = |e: std::io::Error| BuildError::Io(format!("{}: {e}", entry.path().display()));
+        let io = |e: std::io::Error| match e.raw_os_error() {
+            // The build's folder is bounded (`--disk`): the upload's own size.
+            Some(nix::libc::ENOSPC | nix::libc::EDQUOT) => BuildError::Compile(format!(
+                "disk limit: the upload does not fit its build's folder ({}: {e}; --disk, --disk-files)",
+                rel.display()
+            )),
+            _ => BuildError::Io(format!("{}: {e}", entry.path().display())),
+        };
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).map_err(io)?;
         } else if entry.file_type().is_file() {

@@ -681,12 +681,14 @@ impl Upload {
                 CaseRule::AsUploaded => self.case_fixes.iter().filter(|c| &c.file == rel).collect(),
                 CaseRule::Strict => Vec::new(),
             };
+            // Named by its place in the upload: the message may reach the
+            // student (a folder too small for it).
             if fixes.is_empty() {
-                std::fs::copy(&from, &target).map_err(|e| context(&from, e))?;
+                std::fs::copy(&from, &target).map_err(|e| context(rel, e))?;
             } else {
-                let text = std::fs::read(&from).map_err(|e| context(&from, e))?;
+                let text = std::fs::read(&from).map_err(|e| context(rel, e))?;
                 std::fs::write(&target, rewrite_includes(&text, &fixes))
-                    .map_err(|e| context(&target, e))?;
+                    .map_err(|e| context(rel, e))?;
             }
         }
         Ok(())

@@ -356,6 +356,7 @@ fn grader_console_build(
         memcheck,
         cache: &cache,
         case: Default::default(),
+        disk: chessgrade::sandbox::DiskBound::default(),
     };
     let upload = chessgrade::upload::Upload::read(dir).expect("a console fixture");
     chessgrade::submission::build_console_traced(&upload, &how)

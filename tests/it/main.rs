@@ -13,6 +13,7 @@ mod console_mystery;
 mod console_overlay;
 mod course_corpus;
 mod determinism;
+mod disk;
 mod docs_commands;
 mod explain;
 mod fuzz;
