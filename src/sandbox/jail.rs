@@ -102,7 +102,7 @@ pub struct Isolation {
     /// The grader runs as root: then submissions must not keep its uid.
     pub grader_is_root: bool,
     /// How the folders submissions write in are bounded (`None`: they are
-    /// not; see [`super::disk`]).
+    /// not; see the `disk` module).
     pub disk: Option<super::DiskMount>,
 }
 
