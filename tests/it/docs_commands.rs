@@ -23,11 +23,11 @@
 //! - each placeholder path a fixture, copied there: `path/to/student42`,
 //!   `student42/`, `submission/`, `path/to/team7`, `cuhk7/`, `./chess`,
 //!   `path/to/engine.py`, `class/`, `uploads/` (a class of fixtures),
-//!   `staff/jhu-overlay` (the seven starter files, as the README's
+//!   `staff/jhu-overlay` (the seven starter files, as docs/jhu.md's
 //!   `$OVERLAY`), `staff/jhu-scenarios`, `staff/cuhk-scenarios`;
-//! - what a README excerpt sets up itself (`OVERLAY=$(mktemp -d)` and its
+//! - what an excerpt sets up itself (`OVERLAY=$(mktemp -d)` and its
 //!   `for` loop, `mkdir jhu-class && cp ...`, `sed ... > tolerant.json`) is
-//!   run from the README's own lines, in the same shell (`TMPDIR` is inside
+//!   run from the doc's own lines, in the same shell (`TMPDIR` is inside
 //!   the temporary folder).
 //!
 //! The Gradescope `run_autograder` script runs whole, with one documented
@@ -181,7 +181,7 @@ fn grading_commands() -> Vec<DocLine> {
 enum Plan {
     /// Run and scored by the test of this module named here.
     Test(&'static str),
-    /// A `$` excerpt of the README that `readme.rs` reruns, checking its
+    /// A `$` excerpt (README or book) that `readme.rs` reruns, checking its
     /// lines (the result lines and summary with their points included).
     Readme,
     /// A recipe of docs/grading.md that `shards.rs` runs, comparing the
@@ -192,12 +192,28 @@ enum Plan {
 }
 
 const README: &str = "README.md";
+const DEBUGGING: &str = "docs/debugging.md";
+const SUBMISSIONS: &str = "docs/submissions.md";
+const CLASS: &str = "docs/class.md";
+const MEMCHECK: &str = "docs/memcheck.md";
+const JHU: &str = "docs/jhu.md";
+const CUHK: &str = "docs/cuhk.md";
 const GRADING: &str = "docs/grading.md";
 const CONSOLE: &str = "docs/console.md";
 const PERFORMANCE: &str = "docs/performance.md";
 
 /// Every grading command of the docs, by (doc, text).
 const PLANS: &[(&str, &str, Plan)] = &[
+    (
+        README,
+        "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step scenarios/lab3/pawns/double_step_from_start_rows.txt",
+        Plan::Readme,
+    ),
+    (
+        README,
+        "chessgrade grade --class class/ --filter lab3/pawns -q --format html --output class.html --output-dir reports/",
+        Plan::Test("readme_lab3_class_whole_and_in_two_shards"),
+    ),
     (
         GRADING,
         "chessgrade grade --class canvas/ scenarios/lab3/pawns -q",
@@ -231,7 +247,7 @@ const PLANS: &[(&str, &str, Plan)] = &[
         ),
     ),
     (
-        README,
+        CLASS,
         "chessgrade grade --class class/ --filter lab3/pawns -q --format json --output class.json",
         Plan::Skip(
             "the regrade of the README's class (graded by readme_lab3_class_whole_and_in_two_shards): \
@@ -264,92 +280,92 @@ const PLANS: &[(&str, &str, Plan)] = &[
         ),
     ),
     (
-        README,
+        MEMCHECK,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-use-after-free ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part2_8x8_1.txt --memcheck",
         Plan::Readme,
     ),
     (
-        README,
+        MEMCHECK,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-leak ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part2_8x8_1.txt --memcheck=valgrind --leak-points 2",
         Plan::Readme,
     ),
     (
-        README,
+        DEBUGGING,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step scenarios/lab3/pawns/double_step_from_start_rows.txt",
         Plan::Readme,
     ),
     (
-        README,
+        SUBMISSIONS,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-king-safety ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected --filter part3_4x4_2__757b8fc1",
         Plan::Readme,
     ),
     (
-        README,
+        SUBMISSIONS,
         "chessgrade grade --submission student42/ ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected",
         Plan::Test("readme_student42_on_the_course_corpus"),
     ),
     (
-        README,
+        CLASS,
         "chessgrade grade --class class/ --filter lab3/pawns -q --format html --output class.html --output-dir reports/",
         Plan::Test("readme_lab3_class_whole_and_in_two_shards"),
     ),
     (
-        README,
+        CLASS,
         "chessgrade grade --class class/ --filter lab3/pawns -q --shard 1/2 --format json --output slice-1.json",
         Plan::Test("readme_lab3_class_whole_and_in_two_shards"),
     ),
     (
-        README,
+        CLASS,
         "CI_NODE_INDEX=2 CI_NODE_TOTAL=2 chessgrade grade --class class/ --filter lab3/pawns -q --format json --output slice-2.json",
         Plan::Test("readme_lab3_class_whole_and_in_two_shards"),
     ),
     (
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-correct --overlay \"$OVERLAY\" scenarios/jhu",
         Plan::Test("readme_jhu_correct_on_every_jhu_scenario"),
     ),
     (
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-mutant-wrong-message --overlay \"$OVERLAY\" scenarios/jhu/refusals | head -33",
         Plan::Test("readme_jhu_mutants_fail_where_their_bug_is"),
     ),
     (
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-loop-at-eof --overlay \"$OVERLAY\" scenarios/jhu/save | head -13",
         Plan::Test("readme_jhu_mutants_fail_where_their_bug_is"),
     ),
     (
-        README,
+        JHU,
         "chessgrade grade --class jhu-class/ --overlay \"$OVERLAY\" scenarios/jhu/{check,console,mates,promotion,refusals,save,score,special-moves} -q --output-dir reports/",
         Plan::Test("readme_jhu_class"),
     ),
     (
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-other-term-piece-h --overlay \"$OVERLAY\" scenarios/jhu/console",
         Plan::Test("readme_jhu_upload_of_another_term_on_the_overlay"),
     ),
     (
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-correct scenarios/cuhk/{console,game-over,notation} tests/fixtures/console-scripts/cuhk-machine",
         Plan::Test("readme_cuhk_correct_and_wrong_winner"),
     ),
     (
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-wrong-winner scenarios/cuhk/game-over tests/fixtures/console-scripts/cuhk-machine | grep -v \"^ *[0-9-]\\|   A   B\"",
         Plan::Test("readme_cuhk_correct_and_wrong_winner"),
     ),
     (
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-trailing-space scenarios/cuhk/console | tail -1",
         Plan::Test("readme_cuhk_trailing_space_strict_and_tolerated"),
     ),
     (
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-trailing-space scenarios/cuhk/console --console-texts tolerant.json | tail -1",
         Plan::Test("readme_cuhk_trailing_space_strict_and_tolerated"),
     ),
     (
-        README,
+        CUHK,
         "chessgrade grade --submission cuhk7/ scenarios/cuhk/stop",
         Plan::Test("readme_cuhk_setup_that_is_not_the_start_is_a_staff_error"),
     ),
@@ -597,12 +613,12 @@ fn doc_setup(doc: &str, start: &str) -> String {
     lines[0].text.clone()
 }
 
-/// The README's own lines that assemble `$OVERLAY` from the JHU starter.
+/// docs/jhu.md's own lines that assemble `$OVERLAY` from the JHU starter.
 fn overlay_setup() -> String {
     format!(
         "{}\n{}\n",
-        doc_setup(README, "OVERLAY="),
-        doc_setup(README, "for f in Makefile Piece.h")
+        doc_setup(JHU, "OVERLAY="),
+        doc_setup(JHU, "for f in Makefile Piece.h")
     )
 }
 
@@ -880,7 +896,8 @@ const NO_DOUBLE_STEP_FAILS_IN_PAWNS: [&str; 3] = [
 ];
 
 // ---------------------------------------------------------------------
-// README.md
+// The README and the chapters it grew into (docs/submissions.md,
+// docs/class.md, docs/jhu.md, docs/cuhk.md): the tests keep their names.
 // ---------------------------------------------------------------------
 
 #[test]
@@ -889,7 +906,7 @@ fn readme_student42_on_the_course_corpus() {
         return;
     };
     let cmd = doc_command(
-        README,
+        SUBMISSIONS,
         "chessgrade grade --submission student42/ ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected",
     );
     let c = Course::new();
@@ -940,7 +957,7 @@ fn points_line(path: &Path) -> u64 {
         .unwrap_or_else(|_| panic!("{}: `{line}`", path.display()))
 }
 
-/// The README's class: a correct upload, the no-double-step mutant, one
+/// The README's (and docs/class.md's) class: a correct upload, the no-double-step mutant, one
 /// that does not compile and an empty folder, on the nine lab3/pawns
 /// scenarios (`--filter lab3/pawns`).
 fn readme_class(c: &Course) {
@@ -954,7 +971,7 @@ fn readme_class(c: &Course) {
     std::fs::create_dir_all(c.path("class/nothing-uploaded")).unwrap();
 }
 
-/// The class table of the README's class, reviewed by hand: nine pawns
+/// The class table of the README's (and docs/class.md's) class, reviewed by hand: nine pawns
 /// scenarios worth a point each; the mutant fails
 /// [`NO_DOUBLE_STEP_FAILS_IN_PAWNS`]; the upload that does not compile and
 /// the empty folder fail all nine.
@@ -968,12 +985,14 @@ const README_CLASS: [(&str, &str, &str); 4] = [
 #[test]
 fn readme_lab3_class_whole_and_in_two_shards() {
     let whole = doc_command(
-        README,
+        CLASS,
         "chessgrade grade --class class/ --filter lab3/pawns -q --format html --output class.html --output-dir reports/",
     );
     let c = Course::new();
     readme_class(&c);
-    let out = c.run_doc(README, &whole, "", 1);
+    let out = c.run_doc(CLASS, &whole, "", 1);
+    // The README shows the same run, shortened.
+    check_excerpt(README, &whole, &out);
     assert_eq!(class_table(&out), rows(&README_CLASS), "{out}");
     assert_eq!(
         c.files("reports"),
@@ -991,15 +1010,15 @@ fn readme_lab3_class_whole_and_in_two_shards() {
 
     // The same class in two shards, then merged.
     let first = doc_command(
-        README,
+        CLASS,
         "chessgrade grade --class class/ --filter lab3/pawns -q --shard 1/2 --format json --output slice-1.json",
     );
     let second = doc_command(
-        README,
+        CLASS,
         "CI_NODE_INDEX=2 CI_NODE_TOTAL=2 chessgrade grade --class class/ --filter lab3/pawns -q --format json --output slice-2.json",
     );
-    c.run_doc(README, &first, "", 1);
-    c.run_doc(README, &second, "", 1);
+    c.run_doc(CLASS, &first, "", 1);
+    c.run_doc(CLASS, &second, "", 1);
     let merged = c.run("chessgrade merge slice-1.json slice-2.json", 1);
     assert_eq!(class_table(&merged), rows(&README_CLASS), "{merged}");
     let mut sliced = Vec::new();
@@ -1048,11 +1067,11 @@ const JHU_SCENARIOS: [&str; 14] = [
 #[test]
 fn readme_jhu_correct_on_every_jhu_scenario() {
     let cmd = doc_command(
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-correct --overlay \"$OVERLAY\" scenarios/jhu",
     );
     let c = Course::new();
-    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
+    let out = c.run_doc(JHU, &cmd, &overlay_setup(), 0);
     // The correct program passes all 14, the two Mystery ones built with
     // the graders' Mystery.h for their shapes.
     let passed: Vec<(String, String, String)> = JHU_SCENARIOS
@@ -1069,10 +1088,10 @@ fn readme_jhu_mutants_fail_where_their_bug_is() {
     // `path is blocked` for `path is not clear`: of jhu/refusals' one
     // scenario, its A1A3 refusal (tests/fixtures/console/README.md).
     let cmd = doc_command(
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-mutant-wrong-message --overlay \"$OVERLAY\" scenarios/jhu/refusals | head -33",
     );
-    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
+    let out = c.run_doc(JHU, &cmd, &overlay_setup(), 0);
     assert_eq!(
         results(&out),
         [(
@@ -1089,10 +1108,10 @@ fn readme_jhu_mutants_fail_where_their_bug_is() {
     // Loops at the end of its input: jhu/save's game does not end in a
     // mate, so the program is left to quit on `q`, which it ignores.
     let cmd = doc_command(
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-loop-at-eof --overlay \"$OVERLAY\" scenarios/jhu/save | head -13",
     );
-    let out = c.run_doc(README, &cmd, &overlay_setup(), 0);
+    let out = c.run_doc(JHU, &cmd, &overlay_setup(), 0);
     assert_eq!(
         results(&out),
         [(
@@ -1108,12 +1127,12 @@ fn readme_jhu_mutants_fail_where_their_bug_is() {
 #[test]
 fn readme_jhu_class() {
     let cmd = doc_command(
-        README,
+        JHU,
         "chessgrade grade --class jhu-class/ --overlay \"$OVERLAY\" scenarios/jhu/{check,console,mates,promotion,refusals,save,score,special-moves} -q --output-dir reports/",
     );
     let c = Course::new();
-    let setup = doc_setup(README, "mkdir jhu-class && cp -r ");
-    let out = c.run_doc(README, &cmd, &format!("{}{setup}\n", overlay_setup()), 1);
+    let setup = doc_setup(JHU, "mkdir jhu-class && cp -r ");
+    let out = c.run_doc(JHU, &cmd, &format!("{}{setup}\n", overlay_setup()), 1);
     // The 12 JHU scenarios without a Mystery piece. jhu-crash crashes at the
     // first accepted capture: check (C2B4), promotion/pawns_become_queens
     // (B7A8), save (F3E5), score (E4D5) -- 4; the wrong message only fails
@@ -1136,11 +1155,11 @@ fn readme_jhu_class() {
 #[test]
 fn readme_jhu_upload_of_another_term_on_the_overlay() {
     let cmd = doc_command(
-        README,
+        JHU,
         "chessgrade grade --submission tests/fixtures/console/jhu-other-term-piece-h --overlay \"$OVERLAY\" scenarios/jhu/console",
     );
     let c = Course::new();
-    let out = c.run_doc(README, &cmd, &overlay_setup(), 1);
+    let out = c.run_doc(JHU, &cmd, &overlay_setup(), 1);
     // Its pieces override what only its own Piece.h declares: with the
     // overlay's Piece.h it does not compile, and the report says why.
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
@@ -1154,18 +1173,18 @@ fn readme_jhu_upload_of_another_term_on_the_overlay() {
 fn readme_cuhk_correct_and_wrong_winner() {
     let c = Course::new();
     let cmd = doc_command(
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-correct scenarios/cuhk/{console,game-over,notation} tests/fixtures/console-scripts/cuhk-machine",
     );
-    let out = c.run_doc(README, &cmd, "", 0);
+    let out = c.run_doc(CUHK, &cmd, "", 0);
     // The correct program: every point of the three mode 1 games and the
     // two machine games.
     assert_eq!(summary(&out), (5, 0, "5/5".to_string()), "{out}");
     let cmd = doc_command(
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-wrong-winner scenarios/cuhk/game-over tests/fixtures/console-scripts/cuhk-machine | grep -v \"^ *[0-9-]\\|   A   B\"",
     );
-    let out = c.run_doc(README, &cmd, "", 0);
+    let out = c.run_doc(CUHK, &cmd, "", 0);
     // Winner lines swapped: the game over (Black takes the king) and the
     // mode 3 game (ended by a king's capture) print the other winner. The
     // mode 2 game is stopped by Z0 Z0 on equal points, a draw, which the
@@ -1195,33 +1214,33 @@ fn readme_cuhk_correct_and_wrong_winner() {
 fn readme_cuhk_trailing_space_strict_and_tolerated() {
     let c = Course::new();
     let strict = doc_command(
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-trailing-space scenarios/cuhk/console | tail -1",
     );
     // Every board row lacks the course's trailing space: compared exactly,
     // the one game fails; tolerated, it passes.
-    let out = c.run_doc(README, &strict, "", 0);
+    let out = c.run_doc(CUHK, &strict, "", 0);
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
-    let setup = doc_setup(README, "sed 's/\"ignore_trailing_space\": false/");
+    let setup = doc_setup(CUHK, "sed 's/\"ignore_trailing_space\": false/");
     let tolerant = doc_command(
-        README,
+        CUHK,
         "chessgrade grade --submission tests/fixtures/console/cuhk-mutant-trailing-space scenarios/cuhk/console --console-texts tolerant.json | tail -1",
     );
-    let out = c.run_doc(README, &tolerant, &format!("{setup}\n"), 0);
+    let out = c.run_doc(CUHK, &tolerant, &format!("{setup}\n"), 0);
     assert_eq!(summary(&out), (1, 0, "1/1".to_string()), "{out}");
 }
 
 #[test]
 fn readme_cuhk_setup_that_is_not_the_start_is_a_staff_error() {
     let cmd = doc_command(
-        README,
+        CUHK,
         "chessgrade grade --submission cuhk7/ scenarios/cuhk/stop",
     );
     let c = Course::new();
     c.upload(&console_fixture("cuhk-correct"), "cuhk7");
     let out = c.bash(&cmd);
     let err = String::from_utf8_lossy(&out.stderr);
-    check_excerpt(README, &cmd, &err);
+    check_excerpt(CUHK, &cmd, &err);
     // z0_z0_after_captures starts from a FEN that is not the start
     // position: exit 2 before anything is built, no score at all.
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -3,6 +3,7 @@
 //! pool of test threads.
 mod helpers;
 
+mod book;
 mod build_cache;
 mod class;
 mod cli;
