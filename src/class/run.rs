@@ -65,6 +65,8 @@ pub struct ClassOutcome {
     pub staff_errors: Vec<String>,
     /// Members whose build came from the build cache.
     pub from_cache: usize,
+    /// Some scenarios could not be read (the run's input errors).
+    pub input_errors: bool,
 }
 
 impl ClassSpec {
@@ -173,6 +175,7 @@ impl ClassRun {
             report,
             staff_errors,
             from_cache,
+            input_errors: !self.errors.is_empty(),
         }
     }
 }
@@ -180,8 +183,8 @@ impl ClassRun {
 impl ClassOutcome {
     /// The run's exit code: 2 for a staff-side problem (a build that could
     /// not start, a scenario that could not be read), else the class's.
-    pub fn exit_code(&self, input_errors: bool) -> u8 {
+    pub fn exit_code(&self) -> u8 {
         self.report
-            .exit_code(!self.staff_errors.is_empty() || input_errors)
+            .exit_code(!self.staff_errors.is_empty() || self.input_errors)
     }
 }

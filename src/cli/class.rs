@@ -15,7 +15,7 @@ use super::args::{
 };
 use super::batch;
 use super::emit::{emit, write_out};
-use chessgrade::class::{self, ClassSpec, Graded};
+use chessgrade::class::{self, ClassOutcome, ClassRun, ClassSpec, Graded};
 use chessgrade::grading::StaffError;
 use chessgrade::report::sanitize::terminal;
 use chessgrade::report::{ClassReport, Ink, Palette, html};
@@ -52,29 +52,60 @@ pub struct ClassArgs {
     pub palette: Palette,
 }
 
+/// Grades the class the flags name: the library prepares and grades it;
+/// here its header, each member as it finishes, the table, the files and
+/// the time are shown.
 pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
-    let ClassArgs {
-        dir,
-        scenarios: args,
-        shards,
-        subject,
-        console,
-        limits: limit_args,
-        output,
-        palette,
-    } = a;
-    let palette = *palette;
-    check_format(output.format, output.output.is_some())?;
+    check_format(a.output.format, a.output.output.is_some())?;
     let started = Instant::now();
-    let run = ClassSpec {
-        dir: dir.clone(),
-        batch: batch::spec(args, SnapshotMode::Check),
-        options: super::grade::upload_options(subject, console, limit_args)?,
-        shard: shards.shard,
-        shard_count: shards.shard_count,
-        require_isolation: limit_args.require_isolation,
+    let run = spec(a)?.prepare(|name| std::env::var(name).ok())?;
+    announce(&run);
+    let bar = batch::progress(run.members.len(), a.scenarios.quiet);
+    let lines = Mutex::new(());
+    let quiet = a.scenarios.quiet;
+    let on_done = |g: &Graded| {
+        if !quiet {
+            let _guard = lines.lock();
+            bar.suspend(|| outln!("{}", done_line(g, a.palette)));
+        }
+        bar.inc(1);
+    };
+    let outcome = run.grade(&on_done);
+    bar.finish_and_clear();
+    outln!("\n{}", terminal(&outcome.report.table()));
+    for e in &outcome.staff_errors {
+        eprintln!("error: {}", terminal(e));
     }
-    .prepare(|name| std::env::var(name).ok())?;
+    write_reports(a, &outcome)?;
+    // A regrade says how much it took from the build cache, on the
+    // line a reader already discounts as the run's own (its time).
+    let elapsed = started.elapsed().as_secs_f64();
+    match outcome.from_cache {
+        0 => outln!("graded in {elapsed:.1}s"),
+        n => outln!(
+            "graded in {elapsed:.1}s ({n} of {} builds from the build cache)",
+            outcome.graded.len()
+        ),
+    }
+    Ok(outcome.exit_code())
+}
+
+/// The library's class run these flags ask for.
+fn spec(a: &ClassArgs) -> Result<ClassSpec, StaffError> {
+    Ok(ClassSpec {
+        dir: a.dir.clone(),
+        batch: batch::spec(&a.scenarios, SnapshotMode::Check),
+        options: super::grade::upload_options(&a.subject, &a.console, &a.limits)?,
+        shard: a.shards.shard,
+        shard_count: a.shards.shard_count,
+        require_isolation: a.limits.require_isolation,
+    })
+}
+
+/// What the run passed over and could not read (on stderr), then its
+/// header: who is graded on what, how they are named, the isolation and
+/// the memory check.
+fn announce(run: &ClassRun) {
     for note in &run.skipped {
         eprintln!("note: {}", terminal(note));
     }
@@ -82,20 +113,19 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
         eprintln!("error: {}", terminal(&diag.to_string()));
     }
     let kind = &run.kind;
+    let dir = run.dir.display();
     match &run.shard {
         None => outln!(
-            "grading {} {kind} submissions in {} on {} scenarios",
+            "grading {} {kind} submissions in {dir} on {} scenarios",
             run.members.len(),
-            dir.display(),
             run.found.len()
         ),
         Some(s) => outln!(
-            "grading shard {}/{}: {} of {} {kind} submissions in {} on {} scenarios\nshard from {}",
+            "grading shard {}/{}: {} of {} {kind} submissions in {dir} on {} scenarios\nshard from {}",
             s.index,
             s.count,
             run.members.len(),
             run.all.len(),
-            dir.display(),
             run.found.len(),
             terminal(&s.origin()),
         ),
@@ -107,72 +137,53 @@ pub fn grade_class(a: &ClassArgs) -> Result<u8, StaffError> {
     if let Some(note) = &run.memcheck {
         outln!("{note}");
     }
-    let bar = batch::progress(run.members.len(), args.quiet);
-    let lines = Mutex::new(());
-    let quiet = args.quiet;
-    let on_done = |g: &Graded| {
-        let s = Summary::of(&g.results);
-        if !quiet {
-            let _guard = lines.lock();
-            let status = if s.failed + s.errors == 0 {
-                palette.paint(" done", Ink::GOOD)
-            } else {
-                palette.paint(" done", Ink::NOTE)
-            };
-            bar.suspend(|| {
-                outln!(
-                    "{status} {}: {}/{} points, {} failed [{:.1}s]",
-                    terminal(&g.member.name),
-                    s.points,
-                    s.possible,
-                    s.failed + s.errors,
-                    g.elapsed.as_secs_f64()
-                )
-            });
-        }
-        bar.inc(1);
+}
+
+/// The line for a member as it finishes: its points, what failed, its time.
+fn done_line(g: &Graded, palette: Palette) -> String {
+    let s = Summary::of(&g.results);
+    let status = if s.failed + s.errors == 0 {
+        palette.paint(" done", Ink::GOOD)
+    } else {
+        palette.paint(" done", Ink::NOTE)
     };
-    let outcome = run.grade(&on_done);
-    bar.finish_and_clear();
-    let class_report = &outcome.report;
-    outln!("\n{}", terminal(&class_report.table()));
-    for e in &outcome.staff_errors {
-        eprintln!("error: {}", terminal(e));
-    }
+    format!(
+        "{status} {}: {}/{} points, {} failed [{:.1}s]",
+        terminal(&g.member.name),
+        s.points,
+        s.possible,
+        s.failed + s.errors,
+        g.elapsed.as_secs_f64()
+    )
+}
+
+/// The per-submission reports (`--output-dir`) and the class report
+/// (`--output`), and a line saying where the reports went.
+fn write_reports(a: &ClassArgs, outcome: &ClassOutcome) -> Result<(), StaffError> {
     let graded = &outcome.graded;
     let wrote = write_class(
-        class_report,
-        &format!("chessgrade: class {}", dir.display()),
-        output.format,
-        output.output.as_deref(),
-        output.output_dir.as_deref(),
+        &outcome.report,
+        &format!("chessgrade: class {}", a.dir.display()),
+        a.output.format,
+        a.output.output.as_deref(),
+        a.output.output_dir.as_deref(),
         |i, format, path| {
             let g = &graded[i];
             let summary = Summary::of(&g.results);
             emit(
-                &class_report.submissions[i],
+                &outcome.report.submissions[i],
                 format,
                 Some(path),
                 &g.results,
                 &summary,
-                palette,
+                a.palette,
             )
         },
     )?;
     if let Some(out_dir) = wrote {
         outln!("wrote {} reports to {}", graded.len(), out_dir.display());
     }
-    // A regrade says how much it took from the build cache, on the
-    // line a reader already discounts as the run's own (its time).
-    let elapsed = started.elapsed().as_secs_f64();
-    match outcome.from_cache {
-        0 => outln!("graded in {elapsed:.1}s"),
-        n => outln!(
-            "graded in {elapsed:.1}s ({n} of {} builds from the build cache)",
-            graded.len()
-        ),
-    }
-    Ok(outcome.exit_code(!run.errors.is_empty()))
+    Ok(())
 }
 
 /// Writes each submission's report into `output_dir` (when given) with

@@ -31,7 +31,7 @@ use super::{
 use crate::domain::{Color, Square};
 use crate::engine::{BoardText, Game, GameStatus, Position};
 use crate::runner::{TranscriptMismatch, TranscriptProblem};
-use crate::scenario::{Scenario, StepKind};
+use crate::scenario::{Scenario, Step, StepKind};
 
 /// Which CUHK game mode a scenario plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,10 +83,6 @@ pub(super) fn plan(
     t: &CuhkTexts,
     start: Position,
 ) -> Result<Plan, NotGradable> {
-    let not = |line: u32, reason: String| NotGradable {
-        line: Some(line),
-        reason,
-    };
     let has_human = scenario
         .steps
         .iter()
@@ -96,75 +92,22 @@ pub(super) fn plan(
     } else {
         MachineMode::MachineVsMachine
     };
-    // The scenario as `chessgrade run` plays it (its seeded machine), to
-    // check that each step comes on the side it stands for.
-    let mut game = Game::new(start.clone());
-    let mut human = Vec::new();
-    let mut machine_lines = Vec::new();
-    let mut stopped = false;
+    let mut replay = Replay {
+        mode,
+        game: Game::new(start.clone()),
+        human: Vec::new(),
+        machine_lines: Vec::new(),
+        stopped: false,
+    };
     for step in &scenario.steps {
-        let turn = game.position().turn();
-        let over = !matches!(game.status(), GameStatus::Ongoing | GameStatus::Check);
-        match &step.kind {
-            StepKind::Status | StepKind::Score => {}
-            // After the end the machine forfeits: nothing happens.
-            StepKind::Machine { .. } if over => {}
-            StepKind::Machine { seed } => {
-                if mode == MachineMode::HumanVsMachine && turn != Color::Black {
-                    return Err(not(
-                        step.line,
-                        "in mode 2 the CUHK program's machine plays Black, but this `machine` step comes on White's turn".into(),
-                    ));
-                }
-                game.machine_move(*seed);
-                machine_lines.push(step.line);
-            }
-            _ if stopped || over => {
-                return Err(not(
-                    step.line,
-                    format!(
-                        "`{}` after the game ended: the CUHK program has exited",
-                        step.kind.text()
-                    ),
-                ));
-            }
-            StepKind::Move { text, from, to, .. } => {
-                if turn != Color::White {
-                    return Err(not(
-                        step.line,
-                        "in mode 2 the human plays White, but this `move` comes on Black's turn (the machine's)".into(),
-                    ));
-                }
-                let _ = game.try_move(*from, *to, None);
-                human.push(HumanInput {
-                    line: Some(step.line),
-                    text: text.clone(),
-                    answer: HumanMove::Move {
-                        from: *from,
-                        to: *to,
-                    },
-                });
-            }
-            StepKind::Stop { .. } => {
-                game.stop();
-                stopped = true;
-                human.push(HumanInput {
-                    line: Some(step.line),
-                    text: t.stop.clone(),
-                    answer: HumanMove::Stop,
-                });
-            }
-            other => {
-                return Err(not(
-                    step.line,
-                    format!(
-                        "the CUHK program (modes 2 and 3) has no input for `{}`",
-                        other.text()
-                    ),
-                ));
-            }
-        }
+        replay.step(step, t)?;
     }
+    let Replay {
+        mut human,
+        machine_lines,
+        stopped,
+        ..
+    } = replay;
     if mode == MachineMode::HumanVsMachine && !stopped {
         // The human stops the game at the end, as in mode 1.
         human.push(HumanInput {
@@ -186,7 +129,113 @@ pub(super) fn plan(
             vec![t.mode_prompt.clone()],
         ),
     };
-    // The input lines, for the run; the judging is by property below.
+    Ok(Plan {
+        dialect: Dialect::Cuhk,
+        files: Vec::new(),
+        args: Vec::new(),
+        prompts,
+        judging: Judging::Exact,
+        ignore_trailing_space: t.ignore_trailing_space,
+        exchanges: input_exchanges(t, &start, answer, &human),
+        exit_status: t.exit_status,
+        layout: Some(BoardLayout::of(t, &start)),
+        build: None,
+        machine: Some(MachineGame {
+            mode,
+            texts: t.clone(),
+            start,
+            human,
+            machine_lines,
+            last_line: scenario.steps.last().map(|s| s.line),
+        }),
+    })
+}
+
+/// The scenario as `chessgrade run` plays it (its seeded machine), to
+/// check that each step comes on the side it stands for, and to gather
+/// the human's lines and the `machine` steps' lines.
+struct Replay {
+    mode: MachineMode,
+    game: Game,
+    human: Vec<HumanInput>,
+    machine_lines: Vec<u32>,
+    /// The human typed `Z0 Z0`.
+    stopped: bool,
+}
+
+impl Replay {
+    /// Plays `step`, or says why the CUHK program cannot be given it.
+    fn step(&mut self, step: &Step, t: &CuhkTexts) -> Result<(), NotGradable> {
+        let not = |reason: String| NotGradable {
+            line: Some(step.line),
+            reason,
+        };
+        let game = &mut self.game;
+        let turn = game.position().turn();
+        let over = !matches!(game.status(), GameStatus::Ongoing | GameStatus::Check);
+        match &step.kind {
+            StepKind::Status | StepKind::Score => {}
+            // After the end the machine forfeits: nothing happens.
+            StepKind::Machine { .. } if over => {}
+            StepKind::Machine { seed } => {
+                if self.mode == MachineMode::HumanVsMachine && turn != Color::Black {
+                    return Err(not(
+                        "in mode 2 the CUHK program's machine plays Black, but this `machine` step comes on White's turn".into(),
+                    ));
+                }
+                game.machine_move(*seed);
+                self.machine_lines.push(step.line);
+            }
+            _ if self.stopped || over => {
+                return Err(not(format!(
+                    "`{}` after the game ended: the CUHK program has exited",
+                    step.kind.text()
+                )));
+            }
+            StepKind::Move { text, from, to, .. } => {
+                if turn != Color::White {
+                    return Err(not(
+                        "in mode 2 the human plays White, but this `move` comes on Black's turn (the machine's)".into(),
+                    ));
+                }
+                let _ = game.try_move(*from, *to, None);
+                self.human.push(HumanInput {
+                    line: Some(step.line),
+                    text: text.clone(),
+                    answer: HumanMove::Move {
+                        from: *from,
+                        to: *to,
+                    },
+                });
+            }
+            StepKind::Stop { .. } => {
+                game.stop();
+                self.stopped = true;
+                self.human.push(HumanInput {
+                    line: Some(step.line),
+                    text: t.stop.clone(),
+                    answer: HumanMove::Stop,
+                });
+            }
+            other => {
+                return Err(not(format!(
+                    "the CUHK program (modes 2 and 3) has no input for `{}`",
+                    other.text()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The input lines, for the run (the program's start, the mode `answer`,
+/// the human's lines); the judging is by property, so nothing is expected.
+fn input_exchanges(
+    t: &CuhkTexts,
+    start: &Position,
+    answer: String,
+    human: &[HumanInput],
+) -> Vec<Exchange> {
     let board = start.board_text();
     let exchange = |line, place, input| Exchange {
         line,
@@ -205,27 +254,7 @@ pub(super) fn plan(
         let place = h.line.is_none().then(|| Place::end(&h.text));
         exchange(h.line, place, Some(h.text.clone()))
     }));
-    let layout = BoardLayout::of(t, &start);
-    Ok(Plan {
-        dialect: Dialect::Cuhk,
-        files: Vec::new(),
-        args: Vec::new(),
-        prompts,
-        judging: Judging::Exact,
-        ignore_trailing_space: t.ignore_trailing_space,
-        exchanges,
-        exit_status: t.exit_status,
-        layout: Some(layout),
-        build: None,
-        machine: Some(MachineGame {
-            mode,
-            texts: t.clone(),
-            start,
-            human,
-            machine_lines,
-            last_line: scenario.steps.last().map(|s| s.line),
-        }),
-    })
+    exchanges
 }
 
 /// A cell as the CUHK program prints it (`B8`: column letter, row from 1).
@@ -288,6 +317,35 @@ struct At {
     from: usize,
 }
 
+/// A property that does not hold: the mismatch to report (boxed: it is
+/// large, and goes back up through every step of the walk).
+type Walked<T> = Result<T, Box<ConsoleMismatch>>;
+
+/// Where a turn leaves the game.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Played (or answered `invalid input!`): the next round comes.
+    Played,
+    /// Over, its winner line read: nothing more may come.
+    Over,
+}
+
+/// A machine game's transcript, walked on the reference: what is read so
+/// far, the reference's game and the judge's place in it.
+struct Walk<'a> {
+    g: &'a MachineGame,
+    t: &'a CuhkTexts,
+    outcome: &'a Outcome,
+    layout: BoardLayout,
+    r: Reader<'a>,
+    game: Game,
+    place: At,
+    /// The human's lines not yet typed.
+    human: std::slice::Iter<'a, HumanInput>,
+    /// The machine turns played so far.
+    machine_turns: usize,
+}
+
 /// Walks the transcript of a machine game on the reference; `None` when
 /// every property holds.
 pub(super) fn judge(
@@ -296,26 +354,52 @@ pub(super) fn judge(
     exit_status: i32,
 ) -> Option<ConsoleMismatch> {
     let text = strip_ansi(&String::from_utf8_lossy(&outcome.output));
-    let t = &g.texts;
-    let layout = BoardLayout::of(t, &g.start);
-    let mut r = Reader { text: &text, at: 0 };
-    let mut game = Game::new(g.start.clone());
-    let mut place = At {
-        line: None,
-        place: Some(start_place()),
-        input: None,
-        board_before: game.position().board_text(),
-        from: 0,
+    let game = Game::new(g.start.clone());
+    let mut walk = Walk {
+        g,
+        t: &g.texts,
+        outcome,
+        layout: BoardLayout::of(&g.texts, &g.start),
+        r: Reader { text: &text, at: 0 },
+        place: At {
+            line: None,
+            place: Some(start_place()),
+            input: None,
+            board_before: game.position().board_text(),
+            from: 0,
+        },
+        game,
+        human: g.human.iter(),
+        machine_turns: 0,
     };
-    let ended_early = || match &outcome.end {
-        RunEnd::Signalled(sig) => TranscriptProblem::Crash(sig.clone()),
-        RunEnd::TimedOut => TranscriptProblem::Timeout,
-        RunEnd::ReadOnAfterInput => TranscriptProblem::DidNotExit,
-        RunEnd::Exited(code) => TranscriptProblem::EndedEarly(Some(*code)),
-    };
-    let fail = |place: &At, r: &Reader, problem, expected: Vec<String>, actual: Vec<String>| {
-        // What the command printed up to the fault (the next line when
-        // the fault is a line not yet read).
+    let walked = walk
+        .mode()
+        .and_then(|()| walk.rounds())
+        .and_then(|()| walk.end(exit_status));
+    walked.err().map(|m| *m)
+}
+
+impl Walk<'_> {
+    /// The problem when the output stops before what is expected: how the
+    /// run ended.
+    fn ended_early(&self) -> TranscriptProblem {
+        match &self.outcome.end {
+            RunEnd::Signalled(sig) => TranscriptProblem::Crash(sig.clone()),
+            RunEnd::TimedOut => TranscriptProblem::Timeout,
+            RunEnd::ReadOnAfterInput => TranscriptProblem::DidNotExit,
+            RunEnd::Exited(code) => TranscriptProblem::EndedEarly(Some(*code)),
+        }
+    }
+
+    /// The mismatch at the judge's place, with what the command printed up
+    /// to the fault (the next line when the fault is a line not yet read).
+    fn fail(
+        &self,
+        problem: TranscriptProblem,
+        expected: Vec<String>,
+        actual: Vec<String>,
+    ) -> Box<ConsoleMismatch> {
+        let (r, place) = (&self.r, &self.place);
         let end = if r.at > place.from {
             r.at
         } else {
@@ -325,7 +409,7 @@ pub(super) fn judge(
             (None, Some(p)) => (Some(p.what.clone()), p.board.clone()),
             _ => (None, BOARD_BEFORE_STEP.to_string()),
         };
-        Some(ConsoleMismatch {
+        Box::new(ConsoleMismatch {
             line: place.line,
             exchange: None,
             board_before: place.board_before.clone(),
@@ -342,210 +426,233 @@ pub(super) fn judge(
                 printed_board: None,
             },
         })
-    };
-    let same = |a: &str, e: &str| {
-        if t.ignore_trailing_space {
-            a.trim_end() == e.trim_end()
-        } else {
-            a == e
-        }
-    };
-    // Expects `lines`, each ending with a newline; a wrong line is
-    // shown alone, with what differs in the whole block (a board's
-    // squares) as notes.
-    macro_rules! expect_lines {
-        ($lines:expr) => {{
-            let lines: Vec<String> = $lines;
-            let block = Reader {
-                text: r.text,
-                at: r.at,
-            };
-            for e in &lines {
-                match r.line() {
-                    None => return fail(&place, &r, ended_early(), vec![e.clone()], Vec::new()),
-                    Some(a) if !same(a, e) => {
-                        let mut m = fail(
-                            &place,
-                            &r,
-                            TranscriptProblem::WrongOutput,
-                            vec![e.clone()],
-                            vec![a.to_string()],
-                        )?;
-                        let mut block = block;
-                        let printed: Vec<String> = (0..lines.len())
-                            .map_while(|_| block.line().map(str::to_string))
-                            .collect();
-                        (m.mismatch.notes, m.mismatch.printed_board) =
-                            what_differs(Some(&layout), Dialect::Cuhk.rules(), &lines, &printed);
-                        return Some(m);
-                    }
-                    Some(_) => {}
-                }
-            }
-        }};
     }
-    if !r.eat(&t.mode_prompt) {
-        let actual = r.peek_line().map(str::to_string).into_iter().collect();
-        let problem = if r.rest().is_empty() {
-            ended_early()
+
+    /// The mismatch when `expected` is not what comes next: the next line
+    /// shown, or how the run ended if nothing comes.
+    fn missing(&self, expected: Vec<String>) -> Box<ConsoleMismatch> {
+        let actual = self.r.peek_line().map(str::to_string).into_iter().collect();
+        let problem = if self.r.rest().is_empty() {
+            self.ended_early()
         } else {
             TranscriptProblem::WrongOutput
         };
-        return fail(&place, &r, problem, vec![t.mode_prompt.clone()], actual);
+        self.fail(problem, expected, actual)
     }
-    let mode = match g.mode {
-        MachineMode::HumanVsMachine => t.mode_human_vs_machine.clone(),
-        MachineMode::MachineVsMachine => t.mode_machine_vs_machine.clone(),
-    };
-    place.place = Some(mode_place(&mode, t));
-    place.input = Some(mode);
-    place.from = r.at;
-    let is_machine = |side: Color| g.mode == MachineMode::MachineVsMachine || side == Color::Black;
-    let mut human = g.human.iter();
-    let mut machine_turns = 0usize;
-    let mut round = 1u32;
-    'game: loop {
-        expect_lines!(round_lines(round, game.position(), t));
-        let side = game.position().turn();
-        let name = if side == Color::White {
-            &t.white
+
+    /// Reads `prompt` (no newline after it), or fails with what came.
+    fn expect_prompt(&mut self, prompt: &str) -> Walked<()> {
+        if self.r.eat(prompt) {
+            Ok(())
         } else {
-            &t.black
-        };
-        let prompt = fill(&t.turn_prompt, "side", name);
-        if is_machine(side) {
-            place = At {
-                place: None,
-                line: g
-                    .machine_lines
-                    .get(machine_turns)
-                    .copied()
-                    .or(g.machine_lines.last().copied())
-                    .or(g.last_line),
-                input: Some(format!("(nothing: {name}'s machine turn)")),
-                board_before: game.position().board_text(),
-                from: r.at,
-            };
-            machine_turns += 1;
-            if r.eat(&prompt) {
-                let printed = r.line().unwrap_or_default();
-                let shown = format!("{prompt}{printed}");
-                let parsed = printed.split_once(' ').and_then(|(a, b)| {
-                    Some((cell(a, game.position())?, cell(b, game.position())?))
-                });
-                let Some((from, to)) = parsed else {
-                    return fail(
-                        &place,
-                        &r,
-                        TranscriptProblem::WrongOutput,
-                        vec![format!("{prompt}<a valid move of {name}, as `B8 C6`>")],
-                        vec![shown],
-                    );
-                };
-                if let Err(e) = game.try_move(Some(from), Some(to), None) {
-                    return fail(
-                        &place,
-                        &r,
-                        TranscriptProblem::WrongOutput,
-                        vec![format!(
-                            "{prompt}<a valid move of {name}: the reference refuses {printed} ({})>",
-                            e.message()
-                        )],
-                        vec![shown],
-                    );
-                }
-                if matches!(game.status(), GameStatus::KingCaptured { .. }) {
-                    expect_lines!(vec![winner_line(&game, t)]);
-                    break 'game;
-                }
+            Err(self.missing(vec![prompt.to_string()]))
+        }
+    }
+
+    /// Reads `lines`, each ending with a newline; a wrong line is shown
+    /// alone, with what differs in the whole block (a board's squares) as
+    /// notes.
+    fn expect_lines(&mut self, lines: Vec<String>) -> Walked<()> {
+        let ignore_trailing_space = self.t.ignore_trailing_space;
+        let same = |a: &str, e: &str| {
+            if ignore_trailing_space {
+                a.trim_end() == e.trim_end()
             } else {
-                // A forfeit prints nothing: right only without a valid move.
-                let valid = game.position().legal_moves().len();
-                if valid > 0 {
-                    let actual = r.peek_line().map(str::to_string).into_iter().collect();
-                    return fail(
-                        &place,
-                        &r,
-                        if r.rest().is_empty() {
-                            ended_early()
-                        } else {
-                            TranscriptProblem::WrongOutput
-                        },
-                        vec![format!(
-                            "{prompt}<a valid move of {name}: it has {valid}, it may not forfeit>"
-                        )],
-                        actual,
-                    );
-                }
-                game.machine_move(0);
+                a == e
             }
-        } else {
-            loop {
-                let Some(h) = human.next() else {
-                    // Asked again after the input that ends the game.
-                    return fail(
-                        &place,
-                        &r,
+        };
+        let mut block = Reader {
+            text: self.r.text,
+            at: self.r.at,
+        };
+        for e in &lines {
+            match self.r.line() {
+                None => return Err(self.fail(self.ended_early(), vec![e.clone()], Vec::new())),
+                Some(a) if !same(a, e) => {
+                    let mut m = self.fail(
                         TranscriptProblem::WrongOutput,
-                        vec!["(the program ends here)".to_string()],
-                        vec![prompt],
+                        vec![e.clone()],
+                        vec![a.to_string()],
                     );
-                };
-                place = At {
-                    line: h.line,
-                    place: h.line.is_none().then(|| Place::end(&h.text)),
-                    input: Some(h.text.clone()),
-                    board_before: game.position().board_text(),
-                    from: r.at,
-                };
-                if !r.eat(&prompt) {
-                    let actual = r.peek_line().map(str::to_string).into_iter().collect();
-                    let problem = if r.rest().is_empty() {
-                        ended_early()
-                    } else {
-                        TranscriptProblem::WrongOutput
-                    };
-                    return fail(&place, &r, problem, vec![prompt], actual);
+                    let printed: Vec<String> = (0..lines.len())
+                        .map_while(|_| block.line().map(str::to_string))
+                        .collect();
+                    (m.mismatch.notes, m.mismatch.printed_board) =
+                        what_differs(Some(&self.layout), Dialect::Cuhk.rules(), &lines, &printed);
+                    return Err(m);
                 }
-                match h.answer {
-                    HumanMove::Stop => {
-                        game.stop();
-                        expect_lines!(vec![winner_line(&game, t)]);
-                        break 'game;
-                    }
-                    HumanMove::Move { from, to } => match game.try_move(from, to, None) {
-                        Err(_) => expect_lines!(vec![t.invalid.clone()]),
-                        Ok(_) if matches!(game.status(), GameStatus::KingCaptured { .. }) => {
-                            expect_lines!(vec![winner_line(&game, t)]);
-                            break 'game;
-                        }
-                        Ok(_) => break,
-                    },
-                }
+                Some(_) => {}
             }
         }
-        round += 1;
-        place.from = r.at;
+        Ok(())
     }
-    if !r.rest().is_empty() {
-        let actual = r.peek_line().map(str::to_string).into_iter().collect();
-        return fail(
-            &place,
-            &r,
-            TranscriptProblem::WrongOutput,
-            vec!["(the program ends here)".to_string()],
-            actual,
-        );
+
+    /// Reads the winner line the reference's game ends with.
+    fn winner(&mut self) -> Walked<Turn> {
+        self.expect_lines(vec![winner_line(&self.game, self.t)])?;
+        Ok(Turn::Over)
     }
-    let problem = match &outcome.end {
-        RunEnd::Exited(code) if *code == exit_status => return None,
-        RunEnd::Exited(code) => TranscriptProblem::ExitStatus {
-            expected: exit_status,
-            actual: *code,
-        },
-        _ => ended_early(),
-    };
-    fail(&place, &r, problem, Vec::new(), Vec::new())
+
+    /// Reads the mode prompt, then answers it with the game's mode.
+    fn mode(&mut self) -> Walked<()> {
+        let t = self.t;
+        self.expect_prompt(&t.mode_prompt)?;
+        let mode = match self.g.mode {
+            MachineMode::HumanVsMachine => t.mode_human_vs_machine.clone(),
+            MachineMode::MachineVsMachine => t.mode_machine_vs_machine.clone(),
+        };
+        self.place.place = Some(mode_place(&mode, t));
+        self.place.input = Some(mode);
+        self.place.from = self.r.at;
+        Ok(())
+    }
+
+    /// Round after round: the board and scores, then the side to move's
+    /// turn, until the game is over.
+    fn rounds(&mut self) -> Walked<()> {
+        let t = self.t;
+        let mut round = 1u32;
+        loop {
+            self.expect_lines(round_lines(round, self.game.position(), t))?;
+            let side = self.game.position().turn();
+            let name = if side == Color::White {
+                &t.white
+            } else {
+                &t.black
+            };
+            let prompt = fill(&t.turn_prompt, "side", name);
+            let machine = self.g.mode == MachineMode::MachineVsMachine || side == Color::Black;
+            let turn = if machine {
+                self.machine_turn(name, &prompt)?
+            } else {
+                self.human_turn(&prompt)?
+            };
+            if turn == Turn::Over {
+                return Ok(());
+            }
+            round += 1;
+            self.place.from = self.r.at;
+        }
+    }
+
+    /// A machine's turn, reported at its `machine` step's line: a move the
+    /// reference accepts, then plays; or nothing, right only when the side
+    /// has no valid move.
+    fn machine_turn(&mut self, name: &str, prompt: &str) -> Walked<Turn> {
+        let g = self.g;
+        self.place = At {
+            place: None,
+            line: g
+                .machine_lines
+                .get(self.machine_turns)
+                .copied()
+                .or(g.machine_lines.last().copied())
+                .or(g.last_line),
+            input: Some(format!("(nothing: {name}'s machine turn)")),
+            board_before: self.game.position().board_text(),
+            from: self.r.at,
+        };
+        self.machine_turns += 1;
+        if self.r.eat(prompt) {
+            return self.machine_move(name, prompt);
+        }
+        // A forfeit prints nothing: right only without a valid move.
+        let valid = self.game.position().legal_moves().len();
+        if valid > 0 {
+            return Err(self.missing(vec![format!(
+                "{prompt}<a valid move of {name}: it has {valid}, it may not forfeit>"
+            )]));
+        }
+        self.game.machine_move(0);
+        Ok(Turn::Played)
+    }
+
+    /// The move a machine printed after its prompt: cells the board has,
+    /// a move the reference accepts (and plays); a king taken ends the game.
+    fn machine_move(&mut self, name: &str, prompt: &str) -> Walked<Turn> {
+        let printed = self.r.line().unwrap_or_default();
+        let shown = format!("{prompt}{printed}");
+        let pos = self.game.position();
+        let parsed = printed
+            .split_once(' ')
+            .and_then(|(a, b)| Some((cell(a, pos)?, cell(b, pos)?)));
+        let Some((from, to)) = parsed else {
+            return Err(self.fail(
+                TranscriptProblem::WrongOutput,
+                vec![format!("{prompt}<a valid move of {name}, as `B8 C6`>")],
+                vec![shown],
+            ));
+        };
+        if let Err(e) = self.game.try_move(Some(from), Some(to), None) {
+            return Err(self.fail(
+                TranscriptProblem::WrongOutput,
+                vec![format!(
+                    "{prompt}<a valid move of {name}: the reference refuses {printed} ({})>",
+                    e.message()
+                )],
+                vec![shown],
+            ));
+        }
+        if matches!(self.game.status(), GameStatus::KingCaptured { .. }) {
+            return self.winner();
+        }
+        Ok(Turn::Played)
+    }
+
+    /// The human's turn: its next lines typed at the prompt until one is
+    /// a move the reference plays (`invalid input!` before each refused
+    /// one), or the game ends (`Z0 Z0`, a king taken).
+    fn human_turn(&mut self, prompt: &str) -> Walked<Turn> {
+        let t = self.t;
+        loop {
+            let Some(h) = self.human.next() else {
+                // Asked again after the input that ends the game.
+                return Err(self.fail(
+                    TranscriptProblem::WrongOutput,
+                    vec!["(the program ends here)".to_string()],
+                    vec![prompt.to_string()],
+                ));
+            };
+            self.place = At {
+                line: h.line,
+                place: h.line.is_none().then(|| Place::end(&h.text)),
+                input: Some(h.text.clone()),
+                board_before: self.game.position().board_text(),
+                from: self.r.at,
+            };
+            self.expect_prompt(prompt)?;
+            match h.answer {
+                HumanMove::Stop => {
+                    self.game.stop();
+                    return self.winner();
+                }
+                HumanMove::Move { from, to } => match self.game.try_move(from, to, None) {
+                    Err(_) => self.expect_lines(vec![t.invalid.clone()])?,
+                    Ok(_) if matches!(self.game.status(), GameStatus::KingCaptured { .. }) => {
+                        return self.winner();
+                    }
+                    Ok(_) => return Ok(Turn::Played),
+                },
+            }
+        }
+    }
+
+    /// After the game: nothing more printed, and the exit status the
+    /// course's program ends with.
+    fn end(&self, exit_status: i32) -> Walked<()> {
+        if !self.r.rest().is_empty() {
+            return Err(self.missing(vec!["(the program ends here)".to_string()]));
+        }
+        let problem = match &self.outcome.end {
+            RunEnd::Exited(code) if *code == exit_status => return Ok(()),
+            RunEnd::Exited(code) => TranscriptProblem::ExitStatus {
+                expected: exit_status,
+                actual: *code,
+            },
+            _ => self.ended_early(),
+        };
+        Err(self.fail(problem, Vec::new(), Vec::new()))
+    }
 }
 
 #[cfg(test)]

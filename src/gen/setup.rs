@@ -433,6 +433,9 @@ fn add_kings(rng: &mut Rng, rules: RuleSetId, l: &mut Layout, missing: &[Color])
     false
 }
 
+/// A placement built around `m` on `dims` (`None` where it does not fit
+/// the board): picks the side to move, then leaves the pieces to the
+/// motif's own builder.
 fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> {
     let (rows, cols) = (dims.rows() as i64, dims.cols() as i64);
     if rows < 4 || cols < 3 {
@@ -444,259 +447,306 @@ fn motif(rng: &mut Rng, rules: RuleSetId, dims: Dims, m: Motif) -> Option<Made> 
     } else {
         random_color(rng)
     };
-    let enemy = side.opponent();
-    let mut l = Layout::new(dims, side);
-    let p = |c: Color, r: Role| Piece::new(c, r);
+    let l = Layout::new(dims, side);
     match m {
-        Motif::Pin | Motif::Check => {
-            let k = l.random_free(rng)?;
-            l.put(k.row() as i64, k.col() as i64, p(side, Role::King))?;
-            let dirs: [(i64, i64); 8] = [
-                (0, 1),
-                (1, 0),
-                (0, -1),
-                (-1, 0),
-                (1, 1),
-                (1, -1),
-                (-1, 1),
-                (-1, -1),
-            ];
-            let knight = m == Motif::Check && rng.chance(1, 4);
-            if knight {
-                let (dr, dc) = *rng.pick(&[
-                    (1, 2),
-                    (2, 1),
-                    (-1, 2),
-                    (-2, 1),
-                    (1, -2),
-                    (2, -1),
-                    (-1, -2),
-                    (-2, -1),
-                ]);
-                l.put(
-                    k.row() as i64 + dr,
-                    k.col() as i64 + dc,
-                    p(enemy, Role::Knight),
-                )?;
-            } else {
-                let (dr, dc) = *rng.pick(&dirs);
-                let len = (1..)
-                    .take_while(|&i| {
-                        dims.square_at(k.row() as i64 + dr * i, k.col() as i64 + dc * i)
-                            .is_some()
-                    })
-                    .count() as i64;
-                let need = if m == Motif::Pin { 2 } else { 1 };
-                if len < need {
-                    return None;
+        Motif::Pin | Motif::Check => pin_or_check(rng, rules, l, m),
+        Motif::Promotion => promotion(rng, rules, l),
+        Motif::Castling => castling(rng, rules, l),
+        Motif::EnPassant => en_passant(rng, rules, l),
+        Motif::Mate => back_row_mate(rng, rules, l),
+        Motif::Stalemate => stalemate(rng, rules, l),
+    }
+}
+
+/// The eight directions a queen slides in (rook's first, then bishop's).
+const DIRECTIONS: [(i64, i64); 8] = [
+    (0, 1),
+    (1, 0),
+    (0, -1),
+    (-1, 0),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
+/// The eight jumps of a knight.
+const KNIGHT_JUMPS: [(i64, i64); 8] = [
+    (1, 2),
+    (2, 1),
+    (-1, 2),
+    (-2, 1),
+    (1, -2),
+    (2, -1),
+    (-1, -2),
+    (-2, -1),
+];
+
+/// The side to move's king in check (`m` is `Check`: from a knight or a
+/// slider) or with one of its pieces pinned to it (`Pin`), then the enemy
+/// king and a few extra pieces.
+fn pin_or_check(rng: &mut Rng, rules: RuleSetId, mut l: Layout, m: Motif) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    let k = l.random_free(rng)?;
+    l.put(k.row() as i64, k.col() as i64, Piece::new(side, Role::King))?;
+    let knight = m == Motif::Check && rng.chance(1, 4);
+    if knight {
+        let (dr, dc) = *rng.pick(&KNIGHT_JUMPS);
+        l.put(
+            k.row() as i64 + dr,
+            k.col() as i64 + dc,
+            Piece::new(enemy, Role::Knight),
+        )?;
+    } else {
+        on_a_line_from(rng, &mut l, k, m == Motif::Pin)?;
+    }
+    if !add_kings(rng, rules, &mut l, &[enemy]) {
+        return None;
+    }
+    let n = rng.range(1, 5) as usize;
+    l.extras(rng, rules, n, false);
+    let what = if m == Motif::Pin {
+        format!(
+            "a {} piece pinned to its king, {} to move",
+            side.name(),
+            side.name()
+        )
+    } else {
+        format!("the {} king in check, {} to move", side.name(), side.name())
+    };
+    (l.legal(rules)).then_some((l, what, None))
+}
+
+/// An enemy rook, bishop or queen on a random line from the king on `k`
+/// that bears on it, with (`pin`) one of the king's own pieces between
+/// them; `None` where the line is too short or a square is taken.
+fn on_a_line_from(rng: &mut Rng, l: &mut Layout, k: Square, pin: bool) -> Option<()> {
+    let side = l.turn;
+    let (dr, dc) = *rng.pick(&DIRECTIONS);
+    let len = (1..)
+        .take_while(|&i| {
+            l.dims
+                .square_at(k.row() as i64 + dr * i, k.col() as i64 + dc * i)
+                .is_some()
+        })
+        .count() as i64;
+    let need = if pin { 2 } else { 1 };
+    if len < need {
+        return None;
+    }
+    let b = rng.range(need, len);
+    let slider = if dr == 0 || dc == 0 {
+        Role::Rook
+    } else {
+        Role::Bishop
+    };
+    let role = if rng.chance(1, 3) {
+        Role::Queen
+    } else {
+        slider
+    };
+    if pin {
+        let a = rng.range(1, b - 1);
+        let pinned = *rng.pick(&[
+            Role::Queen,
+            Role::Rook,
+            Role::Bishop,
+            Role::Knight,
+            Role::Pawn,
+        ]);
+        l.put(
+            k.row() as i64 + dr * a,
+            k.col() as i64 + dc * a,
+            Piece::new(side, pinned),
+        )?;
+    }
+    l.put(
+        k.row() as i64 + dr * b,
+        k.col() as i64 + dc * b,
+        Piece::new(side.opponent(), role),
+    )?;
+    Some(())
+}
+
+/// A pawn of the side to move one step from its last row, sometimes with
+/// enemy pieces to take or blocking, then both kings and a few extras.
+fn promotion(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    let (rows, cols) = (l.dims.rows() as i64, l.dims.cols() as i64);
+    let row = if side == Color::White { 1 } else { rows - 2 };
+    let last = if side == Color::White { 0 } else { rows - 1 };
+    let col = rng.range(0, cols - 1);
+    l.put(row, col, Piece::new(side, Role::Pawn))?;
+    if rng.chance(2, 3) {
+        let dc = if rng.chance(1, 2) { 1 } else { -1 };
+        l.put(
+            last,
+            col + dc,
+            Piece::new(enemy, *rng.pick(&[Role::Rook, Role::Knight, Role::Queen])),
+        );
+    }
+    if rng.chance(1, 4) {
+        l.put(last, col, Piece::new(enemy, Role::Bishop));
+    }
+    if !add_kings(rng, rules, &mut l, &[side, enemy]) {
+        return None;
+    }
+    let n = rng.range(0, 3) as usize;
+    l.extras(rng, rules, n, false);
+    let what = format!("a {} pawn one step from the last row", side.name());
+    l.legal(rules).then_some((l, what, None))
+}
+
+/// Kings and rooks on their home squares of an 8x8 board, with castling
+/// rights (in the standard FEN), sometimes a piece in the way or an enemy
+/// rook eyeing a square the king crosses.
+fn castling(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    if l.dims.rows() != 8 || l.dims.cols() != 8 {
+        return None;
+    }
+    let mut rights = CastlingRights::NONE;
+    for color in [Color::White, Color::Black] {
+        let home = if color == Color::White { 7 } else { 0 };
+        l.put(home, 4, Piece::new(color, Role::King))?;
+        for (col, cs) in [(0, CastleSide::Queen), (7, CastleSide::King)] {
+            if rng.chance(4, 5) {
+                l.put(home, col, Piece::new(color, Role::Rook))?;
+                if rng.chance(4, 5) {
+                    rights.set(color, cs, Some(col as u16));
                 }
-                let b = rng.range(need, len);
-                let slider = if dr == 0 || dc == 0 {
-                    Role::Rook
-                } else {
-                    Role::Bishop
-                };
-                let role = if rng.chance(1, 3) {
-                    Role::Queen
-                } else {
-                    slider
-                };
-                if m == Motif::Pin {
-                    let a = rng.range(1, b - 1);
-                    let pinned = *rng.pick(&[
-                        Role::Queen,
-                        Role::Rook,
-                        Role::Bishop,
-                        Role::Knight,
-                        Role::Pawn,
-                    ]);
-                    l.put(
-                        k.row() as i64 + dr * a,
-                        k.col() as i64 + dc * a,
-                        p(side, pinned),
-                    )?;
-                }
-                l.put(
-                    k.row() as i64 + dr * b,
-                    k.col() as i64 + dc * b,
-                    p(enemy, role),
-                )?;
             }
-            if !add_kings(rng, rules, &mut l, &[enemy]) {
-                return None;
-            }
-            let n = rng.range(1, 5) as usize;
-            l.extras(rng, rules, n, false);
-            let what = if m == Motif::Pin {
-                format!(
-                    "a {} piece pinned to its king, {} to move",
-                    side.name(),
-                    side.name()
-                )
-            } else {
-                format!("the {} king in check, {} to move", side.name(), side.name())
-            };
-            (l.legal(rules)).then_some((l, what, None))
-        }
-        Motif::Promotion => {
-            let row = if side == Color::White { 1 } else { rows - 2 };
-            let last = if side == Color::White { 0 } else { rows - 1 };
-            let col = rng.range(0, cols - 1);
-            l.put(row, col, p(side, Role::Pawn))?;
-            if rng.chance(2, 3) {
-                let dc = if rng.chance(1, 2) { 1 } else { -1 };
-                l.put(
-                    last,
-                    col + dc,
-                    p(enemy, *rng.pick(&[Role::Rook, Role::Knight, Role::Queen])),
-                );
-            }
-            if rng.chance(1, 4) {
-                l.put(last, col, p(enemy, Role::Bishop));
-            }
-            if !add_kings(rng, rules, &mut l, &[side, enemy]) {
-                return None;
-            }
-            let n = rng.range(0, 3) as usize;
-            l.extras(rng, rules, n, false);
-            let what = format!("a {} pawn one step from the last row", side.name());
-            l.legal(rules).then_some((l, what, None))
-        }
-        Motif::Castling => {
-            if rows != 8 || cols != 8 {
-                return None;
-            }
-            let mut rights = CastlingRights::NONE;
-            for color in [Color::White, Color::Black] {
-                let home = if color == Color::White { 7 } else { 0 };
-                l.put(home, 4, p(color, Role::King))?;
-                for (col, cs) in [(0, CastleSide::Queen), (7, CastleSide::King)] {
-                    if rng.chance(4, 5) {
-                        l.put(home, col, p(color, Role::Rook))?;
-                        if rng.chance(4, 5) {
-                            rights.set(color, cs, Some(col as u16));
-                        }
-                    }
-                }
-            }
-            // Sometimes a piece in the way, or an enemy eyeing a square the king crosses.
-            if rng.chance(1, 3) {
-                let home = if side == Color::White { 7 } else { 0 };
-                let col = *rng.pick(&[1, 2, 3, 5, 6]);
-                l.put(home, col, p(side, Role::Knight));
-            }
-            if rng.chance(1, 2) {
-                let col = *rng.pick(&[2, 3, 5, 6]);
-                let row = if side == Color::White {
-                    rng.range(1, 5)
-                } else {
-                    rng.range(2, 6)
-                };
-                l.put(row, col, p(enemy, Role::Rook));
-            }
-            let n = rng.range(0, 3) as usize;
-            l.extras(rng, rules, n, false);
-            if !l.legal(rules) {
-                return None;
-            }
-            let what = format!(
-                "kings and rooks on their home squares, {} to move",
-                side.name()
-            );
-            let fen = (rules == RuleSetId::Standard).then(|| {
-                let mut pos = l.position(rules);
-                pos.set_castling_rights(rights);
-                pos.to_fen()
-            });
-            Some((l, what, fen))
-        }
-        Motif::EnPassant => {
-            // The enemy pawn has just made its double step beside ours.
-            let (row, crossed) = if side == Color::White {
-                (3, 2)
-            } else {
-                (rows - 4, rows - 3)
-            };
-            let col = rng.range(0, cols - 1);
-            let dc = if rng.chance(1, 2) { 1 } else { -1 };
-            l.put(row, col, p(side, Role::Pawn))?;
-            let ep = l.put(row, col + dc, p(enemy, Role::Pawn))?;
-            if !add_kings(rng, rules, &mut l, &[side, enemy]) {
-                return None;
-            }
-            let n = rng.range(0, 3) as usize;
-            l.extras(rng, rules, n, false);
-            let crossed = dims.square_at(crossed, ep.col() as i64)?;
-            if !l.legal(rules) || !l.free(crossed) {
-                return None;
-            }
-            let mut pos = l.position(rules);
-            pos.set_en_passant_square(Some(crossed));
-            let what = format!(
-                "{} may take en passant on {}",
-                side.name(),
-                square_name(dims, crossed)
-            );
-            Some((l, what, Some(pos.to_fen())))
-        }
-        Motif::Mate => {
-            // A back-row mate in one: the enemy king behind its own pawns.
-            let (home, front, mirror) = if enemy == Color::Black {
-                (0, 1, 1)
-            } else {
-                (rows - 1, rows - 2, -1)
-            };
-            let c = rng.range(1, cols - 2);
-            l.put(home, c, p(enemy, Role::King))?;
-            for dc in -1..=1 {
-                l.put(front, c + dc, p(enemy, Role::Pawn))?;
-            }
-            let x = loop {
-                let x = rng.range(0, cols - 1);
-                if (x - c).abs() > 1 {
-                    break x;
-                }
-            };
-            let far = if mirror == 1 { rows - 1 } else { 0 };
-            let from_row = if rng.chance(1, 2) {
-                far
-            } else {
-                far - mirror * rng.range(0, (rows - 4).max(0))
-            };
-            l.put(
-                from_row,
-                x,
-                p(
-                    side,
-                    if rng.chance(1, 3) {
-                        Role::Queen
-                    } else {
-                        Role::Rook
-                    },
-                ),
-            )?;
-            let own_king_col = if x < c { cols - 1 } else { 0 };
-            let own_king_row = if from_row == far { far - mirror } else { far };
-            l.put(own_king_row, own_king_col, p(side, Role::King))?;
-            let what = format!("{} mates in one along the back row", side.name());
-            l.legal(rules).then_some((l, what, None))
-        }
-        Motif::Stalemate => {
-            // Enemy king in a corner; our queen's one move takes its last squares.
-            let flip_r = |r: i64| {
-                if enemy == Color::Black {
-                    r
-                } else {
-                    rows - 1 - r
-                }
-            };
-            let left = rng.chance(1, 2);
-            let flip_c = |c: i64| if left { c } else { cols - 1 - c };
-            l.put(flip_r(0), flip_c(0), p(enemy, Role::King))?;
-            l.put(flip_r(1), flip_c(2), p(side, Role::King))?;
-            l.put(flip_r(rows - 1), flip_c(1), p(side, Role::Queen))?;
-            let what = format!("{} can stalemate in one", side.name());
-            l.legal(rules).then_some((l, what, None))
         }
     }
+    // Sometimes a piece in the way, or an enemy eyeing a square the king crosses.
+    if rng.chance(1, 3) {
+        let home = if side == Color::White { 7 } else { 0 };
+        let col = *rng.pick(&[1, 2, 3, 5, 6]);
+        l.put(home, col, Piece::new(side, Role::Knight));
+    }
+    if rng.chance(1, 2) {
+        let col = *rng.pick(&[2, 3, 5, 6]);
+        let row = if side == Color::White {
+            rng.range(1, 5)
+        } else {
+            rng.range(2, 6)
+        };
+        l.put(row, col, Piece::new(enemy, Role::Rook));
+    }
+    let n = rng.range(0, 3) as usize;
+    l.extras(rng, rules, n, false);
+    if !l.legal(rules) {
+        return None;
+    }
+    let what = format!(
+        "kings and rooks on their home squares, {} to move",
+        side.name()
+    );
+    let fen = (rules == RuleSetId::Standard).then(|| {
+        let mut pos = l.position(rules);
+        pos.set_castling_rights(rights);
+        pos.to_fen()
+    });
+    Some((l, what, fen))
+}
+
+/// An enemy pawn that has just made its double step beside one of the
+/// side to move's, with the en-passant square in the FEN.
+fn en_passant(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    let dims = l.dims;
+    let (rows, cols) = (dims.rows() as i64, dims.cols() as i64);
+    let (row, crossed) = if side == Color::White {
+        (3, 2)
+    } else {
+        (rows - 4, rows - 3)
+    };
+    let col = rng.range(0, cols - 1);
+    let dc = if rng.chance(1, 2) { 1 } else { -1 };
+    l.put(row, col, Piece::new(side, Role::Pawn))?;
+    let ep = l.put(row, col + dc, Piece::new(enemy, Role::Pawn))?;
+    if !add_kings(rng, rules, &mut l, &[side, enemy]) {
+        return None;
+    }
+    let n = rng.range(0, 3) as usize;
+    l.extras(rng, rules, n, false);
+    let crossed = dims.square_at(crossed, ep.col() as i64)?;
+    if !l.legal(rules) || !l.free(crossed) {
+        return None;
+    }
+    let mut pos = l.position(rules);
+    pos.set_en_passant_square(Some(crossed));
+    let what = format!(
+        "{} may take en passant on {}",
+        side.name(),
+        square_name(dims, crossed)
+    );
+    Some((l, what, Some(pos.to_fen())))
+}
+
+/// A back-row mate in one: the enemy king behind its own pawns, a rook or
+/// queen of the side to move on a far file ready to reach its row.
+fn back_row_mate(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    let (rows, cols) = (l.dims.rows() as i64, l.dims.cols() as i64);
+    let (home, front, mirror) = if enemy == Color::Black {
+        (0, 1, 1)
+    } else {
+        (rows - 1, rows - 2, -1)
+    };
+    let c = rng.range(1, cols - 2);
+    l.put(home, c, Piece::new(enemy, Role::King))?;
+    for dc in -1..=1 {
+        l.put(front, c + dc, Piece::new(enemy, Role::Pawn))?;
+    }
+    let x = loop {
+        let x = rng.range(0, cols - 1);
+        if (x - c).abs() > 1 {
+            break x;
+        }
+    };
+    let far = if mirror == 1 { rows - 1 } else { 0 };
+    let from_row = if rng.chance(1, 2) {
+        far
+    } else {
+        far - mirror * rng.range(0, (rows - 4).max(0))
+    };
+    let mater = if rng.chance(1, 3) {
+        Role::Queen
+    } else {
+        Role::Rook
+    };
+    l.put(from_row, x, Piece::new(side, mater))?;
+    let own_king_col = if x < c { cols - 1 } else { 0 };
+    let own_king_row = if from_row == far { far - mirror } else { far };
+    l.put(own_king_row, own_king_col, Piece::new(side, Role::King))?;
+    let what = format!("{} mates in one along the back row", side.name());
+    l.legal(rules).then_some((l, what, None))
+}
+
+/// A stalemate in one: the enemy king in a corner, the side to move's
+/// queen one move from taking its last squares.
+fn stalemate(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
+    let side = l.turn;
+    let enemy = side.opponent();
+    let (rows, cols) = (l.dims.rows() as i64, l.dims.cols() as i64);
+    let flip_r = |r: i64| {
+        if enemy == Color::Black {
+            r
+        } else {
+            rows - 1 - r
+        }
+    };
+    let left = rng.chance(1, 2);
+    let flip_c = |c: i64| if left { c } else { cols - 1 - c };
+    l.put(flip_r(0), flip_c(0), Piece::new(enemy, Role::King))?;
+    l.put(flip_r(1), flip_c(2), Piece::new(side, Role::King))?;
+    l.put(flip_r(rows - 1), flip_c(1), Piece::new(side, Role::Queen))?;
+    let what = format!("{} can stalemate in one", side.name());
+    l.legal(rules).then_some((l, what, None))
 }

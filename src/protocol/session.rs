@@ -130,132 +130,139 @@ pub fn check_session(input: &[u8], output: &[u8]) -> Result<(), SessionError> {
         let Some(Ok(request)) = request else {
             return Err(at(Fault::NotErr(first.into())));
         };
-        let mut more = |n: usize| -> Result<Vec<&str>, SessionError> {
-            let lines: Vec<&str> = answers.by_ref().take(n).collect();
-            if lines.len() < n {
-                return Err(at(Fault::Short {
-                    announced: n,
-                    written: lines.len(),
-                }));
-            }
-            Ok(lines)
-        };
-        let bad_line = |line: &str, what: &str| {
-            at(Fault::Malformed {
-                answer: line.into(),
-                expected: what.into(),
-            })
-        };
-        let bad = |what: &str| bad_line(first, what);
-        match &request {
-            Request::Hello(_) => {
-                if Hello::parse(first).is_err() {
-                    return Err(bad("a HELLO answer"));
-                }
-            }
-            Request::Rules(_) | Request::Place { .. } | Request::Turn(_) => {
-                if first != "OK" {
-                    return Err(bad("OK"));
-                }
-            }
-            Request::New(d) => {
-                if first != "OK" {
-                    return Err(bad("OK"));
-                }
-                dims = Some(*d);
-            }
-            Request::Fen(fen) => {
-                if first != "OK" {
-                    return Err(bad("OK"));
-                }
-                let pos = Position::from_fen(RuleSet::lab3(), fen)
-                    .map_err(|e| at(Fault::AcceptedBadFen(e.to_string())))?;
-                dims = Some(pos.dims());
-            }
-            Request::Valid(..)
-            | Request::Move(..)
-            | Request::Threat(_)
-            | Request::Undo
-            | Request::Redo => {
-                if super::parse_bool(first).is_none() {
-                    return Err(bad("1 or 0"));
-                }
-            }
-            Request::Board => {
-                let d = dims.ok_or_else(|| at(Fault::NoBoard("a board".into())))?;
-                if super::parse_board(first, d).is_none() {
-                    return Err(bad(&format!("a {}x{} BOARD", d.rows(), d.cols())));
-                }
-            }
-            Request::Scan(kind) => {
-                let d = dims.ok_or_else(|| at(Fault::NoBoard("a scan".into())))?;
-                let n = super::parse_count(first, "SCAN").ok_or_else(|| bad("SCAN <n>"))?;
-                let lines = more(n)?;
-                let keys: Vec<(Square, Square)> = match kind {
-                    ScanKind::Valid => lines
-                        .iter()
-                        .map(|l| super::parse_valid_line(l, d).ok_or(l))
-                        .collect::<Result<_, _>>(),
-                    ScanKind::Threat => lines
-                        .iter()
-                        .map(|l| super::parse_threat_line(l, d).map(|s| (s, s)).ok_or(l))
-                        .collect::<Result<_, _>>(),
-                }
-                .map_err(|l| at(Fault::OffBoard(l.to_string())))?;
-                if !keys.windows(2).all(|w| w[0] < w[1]) {
-                    return Err(at(Fault::NotRowMajor));
-                }
-            }
-            Request::Play { .. } => {
-                if super::parse_played(first).is_none() {
-                    return Err(bad("OK or REFUSED <reason>"));
-                }
-            }
-            Request::Status | Request::Stop => {
-                if super::parse_status(first).is_none() {
-                    return Err(bad("a STATUS"));
-                }
-            }
-            Request::Score => {
-                if super::parse_score(first).is_none() {
-                    return Err(bad("a SCORE"));
-                }
-            }
-            Request::Machine(_) => {
-                if super::parse_machine(first).is_none() {
-                    return Err(bad("a MACHINE answer"));
-                }
-            }
-            Request::Save => {
-                let n = super::parse_count(first, "SAVE").ok_or_else(|| bad("SAVE <n>"))?;
-                for l in more(n)? {
-                    if l.is_empty() || l.chars().any(char::is_control) {
-                        return Err(bad_line(l, "a save file line"));
-                    }
-                }
-            }
-            Request::Perft(_) => {
-                if super::parse_perft(first).is_none() {
-                    return Err(bad("PERFT <count>"));
-                }
-            }
-            Request::Divide(_) => {
-                let n = super::parse_count(first, "DIVIDE").ok_or_else(|| bad("DIVIDE <n>"))?;
-                for l in more(n)? {
-                    if super::parse_divide_line(l).is_none() {
-                        return Err(bad_line(l, "`<move> <count>`"));
-                    }
-                }
-            }
-            Request::Begin | Request::End | Request::Quit => {
-                return Err(bad("an answer to this request (ERR, or nothing)"));
-            }
-        }
+        check_answer(&request, first, &mut answers, &mut dims).map_err(at)?;
     }
     match answers.next() {
         None => Ok(()),
         Some(extra) => Err(Fault::Extra(extra.into()).into()),
     }
+}
+
+/// Checks the answer to `request` (not `ERR`) that starts with `first`,
+/// reading the lines its head announces from `rest`; keeps `dims`, the
+/// board's size, as a `NEW` or `FEN` sets it.
+fn check_answer<'s>(
+    request: &Request,
+    first: &'s str,
+    rest: &mut std::str::Lines<'s>,
+    dims: &mut Option<Dims>,
+) -> Result<(), Fault> {
+    // The first line is in the shape `what` names when `ok`.
+    let shape = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(malformed(first, what))
+        }
+    };
+    match request {
+        Request::Hello(_) => shape(Hello::parse(first).is_ok(), "a HELLO answer"),
+        Request::Rules(_) | Request::Place { .. } | Request::Turn(_) => shape(first == "OK", "OK"),
+        Request::New(d) => {
+            shape(first == "OK", "OK")?;
+            *dims = Some(*d);
+            Ok(())
+        }
+        Request::Fen(fen) => {
+            shape(first == "OK", "OK")?;
+            let pos = Position::from_fen(RuleSet::lab3(), fen)
+                .map_err(|e| Fault::AcceptedBadFen(e.to_string()))?;
+            *dims = Some(pos.dims());
+            Ok(())
+        }
+        Request::Valid(..)
+        | Request::Move(..)
+        | Request::Threat(_)
+        | Request::Undo
+        | Request::Redo => shape(super::parse_bool(first).is_some(), "1 or 0"),
+        Request::Board => {
+            let d = dims.ok_or_else(|| Fault::NoBoard("a board".into()))?;
+            if super::parse_board(first, d).is_none() {
+                return Err(malformed(
+                    first,
+                    &format!("a {}x{} BOARD", d.rows(), d.cols()),
+                ));
+            }
+            Ok(())
+        }
+        Request::Scan(kind) => {
+            let d = dims.ok_or_else(|| Fault::NoBoard("a scan".into()))?;
+            let n =
+                super::parse_count(first, "SCAN").ok_or_else(|| malformed(first, "SCAN <n>"))?;
+            check_scan(*kind, &announced(rest, n)?, d)
+        }
+        Request::Play { .. } => shape(
+            super::parse_played(first).is_some(),
+            "OK or REFUSED <reason>",
+        ),
+        Request::Status | Request::Stop => shape(super::parse_status(first).is_some(), "a STATUS"),
+        Request::Score => shape(super::parse_score(first).is_some(), "a SCORE"),
+        Request::Machine(_) => shape(super::parse_machine(first).is_some(), "a MACHINE answer"),
+        Request::Save => {
+            let n =
+                super::parse_count(first, "SAVE").ok_or_else(|| malformed(first, "SAVE <n>"))?;
+            let line_ok = |l: &str| !l.is_empty() && !l.chars().any(char::is_control);
+            every_line(&announced(rest, n)?, line_ok, "a save file line")
+        }
+        Request::Perft(_) => shape(super::parse_perft(first).is_some(), "PERFT <count>"),
+        Request::Divide(_) => {
+            let n = super::parse_count(first, "DIVIDE")
+                .ok_or_else(|| malformed(first, "DIVIDE <n>"))?;
+            let line_ok = |l: &str| super::parse_divide_line(l).is_some();
+            every_line(&announced(rest, n)?, line_ok, "`<move> <count>`")
+        }
+        Request::Begin | Request::End | Request::Quit => Err(malformed(
+            first,
+            "an answer to this request (ERR, or nothing)",
+        )),
+    }
+}
+
+/// The fault of an answer line that is not `what` was expected.
+fn malformed(line: &str, what: &str) -> Fault {
+    Fault::Malformed {
+        answer: line.into(),
+        expected: what.into(),
+    }
+}
+
+/// The `n` lines an answer's head announced, taken from `rest`.
+fn announced<'s>(rest: &mut std::str::Lines<'s>, n: usize) -> Result<Vec<&'s str>, Fault> {
+    let lines: Vec<&str> = rest.by_ref().take(n).collect();
+    if lines.len() < n {
+        return Err(Fault::Short {
+            announced: n,
+            written: lines.len(),
+        });
+    }
+    Ok(lines)
+}
+
+/// Each of `lines` is `what` says (`ok` tells), else the first that is not.
+fn every_line(lines: &[&str], ok: impl Fn(&str) -> bool, what: &str) -> Result<(), Fault> {
+    match lines.iter().find(|l| !ok(l)) {
+        Some(l) => Err(malformed(l, what)),
+        None => Ok(()),
+    }
+}
+
+/// A scan's lines: squares (pairs) of a `dims` board, in row-major order.
+fn check_scan(kind: ScanKind, lines: &[&str], dims: Dims) -> Result<(), Fault> {
+    let keys: Vec<(Square, Square)> = match kind {
+        ScanKind::Valid => lines
+            .iter()
+            .map(|l| super::parse_valid_line(l, dims).ok_or(l))
+            .collect::<Result<_, _>>(),
+        ScanKind::Threat => lines
+            .iter()
+            .map(|l| super::parse_threat_line(l, dims).map(|s| (s, s)).ok_or(l))
+            .collect::<Result<_, _>>(),
+    }
+    .map_err(|l| Fault::OffBoard(l.to_string()))?;
+    if !keys.windows(2).all(|w| w[0] < w[1]) {
+        return Err(Fault::NotRowMajor);
+    }
+    Ok(())
 }
 
 /// An `ERR` answer: `ERR `, then printable text.

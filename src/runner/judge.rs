@@ -5,7 +5,8 @@
 //! board difference.
 
 use super::{
-    Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, Verdict, execute,
+    Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, StepFailure, Verdict,
+    execute,
 };
 use crate::compare::{Detail, compare};
 use crate::engine::{Board, BoardText};
@@ -13,7 +14,7 @@ use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
 use crate::snapshot::{Snapshot, SnapshotStore};
 use crate::subject::{Setup, Subject, SubjectError};
-use crate::trace::Trace;
+use crate::trace::{TooLarge, Trace};
 use std::collections::HashMap;
 
 /// The scenario's verdict, and what a memory check found in it.
@@ -58,30 +59,16 @@ fn judge_trace(
             .unwrap_or_default()
     };
     if let Err(too_large) = crate::trace::check_size(scenario, found.caps.trace_bytes) {
-        let source = source();
-        let text = source
-            .lines()
-            .nth(too_large.line as usize - 1)
-            .unwrap_or("");
-        return Verdict::InputError(
-            Diagnostic::at(too_large.line as usize, 1, too_large.to_string(), text)
-                .with_path(&found.path),
-        );
+        return too_large_input(found, &too_large, &source());
     }
     let execution = execute(scenario, subject);
     subject.finish();
     *memory = subject.memory();
     let trace = &execution.trace;
 
-    let expected = match store.load(&found.rel) {
+    let expected = match load_snapshot(found, store) {
         Ok(snap) => snap,
-        Err(e) => {
-            let path = store.path_for(&found.rel);
-            return Verdict::InputError(Diagnostic::file(
-                &path,
-                format!("cannot read snapshot: {e}"),
-            ));
-        }
+        Err(verdict) => return verdict,
     };
     let actual = trace.render();
     let subject_failure = execution.failure.clone();
@@ -106,96 +93,168 @@ fn judge_trace(
     // child need not be waited for when the scenario passed.
     let stderr = subject.stderr_excerpt();
     let source = source();
-    let failure_at = |line: Option<u32>, kind: FailureKind| {
-        Verdict::Fail(Box::new(Failure {
-            kind,
-            step_source: line.and_then(|l| {
-                source
-                    .lines()
-                    .nth(l as usize - 1)
-                    .map(|s| s.trim().to_string())
-            }),
-            board_before: line.map_or(trace.initial_board.clone(), |l| {
-                trace.board_before(l).clone()
-            }),
-            line,
-            stderr: stderr.clone(),
-        }))
+    let wrong = FoundWrong::new(subject_failure, memory_error);
+    let (line, kind) = match &expected {
+        None => match wrong.without_snapshot() {
+            Some(first) => first,
+            None => return Verdict::NoSnapshot,
+        },
+        Some(expected) => match wrong.first(scenario, expected, &actual, trace) {
+            Some(first) => first,
+            // Only trailing whitespace differed; `matches` normalises it.
+            None => return Verdict::Pass,
+        },
     };
-    // The subject's failure as reported: the memory error that caused it.
-    let subject_failure = subject_failure.map(|f| {
-        let kind = match (&memory_error, f.error) {
-            (Some(m), _) => m.clone(),
-            (None, error) => FailureKind::Subject(error),
-        };
-        (f.line, kind)
-    });
-    let Some(expected) = expected else {
-        return match (subject_failure, memory_error) {
-            (Some((line, kind)), _) => failure_at(line, kind),
-            (None, Some(kind)) => failure_at(None, kind),
-            (None, None) => Verdict::NoSnapshot,
-        };
-    };
+    Verdict::Fail(Box::new(Failure {
+        kind,
+        step_source: line.and_then(|l| step_text(&source, l).map(|s| s.trim().to_string())),
+        board_before: line.map_or(trace.initial_board.clone(), |l| {
+            trace.board_before(l).clone()
+        }),
+        line,
+        stderr,
+    }))
+}
 
-    // Candidates for "first thing wrong", each with its scenario line
-    // (setup = 0) and a rank that orders kinds at the same line.
-    let mut candidates: Vec<(u32, u8, Option<u32>, FailureKind)> = Vec::new();
-    if let Some(m) = compare(&expected.body, &actual) {
+/// Line `line` (1-based) of the scenario's text.
+fn step_text(source: &str, line: u32) -> Option<&str> {
+    source.lines().nth(line as usize - 1)
+}
+
+/// The input error of a scenario whose trace would pass the size bound,
+/// at the step that passes it.
+fn too_large_input(found: &Found, too_large: &TooLarge, source: &str) -> Verdict {
+    let text = step_text(source, too_large.line).unwrap_or("");
+    Verdict::InputError(
+        Diagnostic::at(too_large.line as usize, 1, too_large.to_string(), text)
+            .with_path(&found.path),
+    )
+}
+
+/// The scenario's snapshot (`None`: it has none yet), or the input error
+/// of one that cannot be read.
+fn load_snapshot(found: &Found, store: &SnapshotStore) -> Result<Option<Snapshot>, Verdict> {
+    store.load(&found.rel).map_err(|e| {
+        let path = store.path_for(&found.rel);
+        Verdict::InputError(Diagnostic::file(
+            &path,
+            format!("cannot read snapshot: {e}"),
+        ))
+    })
+}
+
+/// What went wrong apart from the trace: the subject's failure (at its
+/// step line, as reported) and a memory error that fails the scenario.
+struct FoundWrong {
+    subject_failure: Option<(Option<u32>, FailureKind)>,
+    memory_error: Option<FailureKind>,
+}
+
+impl FoundWrong {
+    /// The subject's failure as reported (the memory error that caused
+    /// it, if any), and the memory error.
+    fn new(subject_failure: Option<StepFailure>, memory_error: Option<FailureKind>) -> FoundWrong {
+        let subject_failure = subject_failure.map(|f| {
+            let kind = match (&memory_error, f.error) {
+                (Some(m), _) => m.clone(),
+                (None, error) => FailureKind::Subject(error),
+            };
+            (f.line, kind)
+        });
+        FoundWrong {
+            subject_failure,
+            memory_error,
+        }
+    }
+
+    /// Without a snapshot to compare with: the subject's failure, else
+    /// the memory error.
+    fn without_snapshot(self) -> Option<(Option<u32>, FailureKind)> {
+        match (self.subject_failure, self.memory_error) {
+            (Some(first), _) => Some(first),
+            (None, memory_error) => memory_error.map(|kind| (None, kind)),
+        }
+    }
+
+    /// The first thing wrong, in scenario order, with its line (`None`:
+    /// the setup or after the end); `None` when nothing is.
+    fn first(
+        self,
+        scenario: &Scenario,
+        expected: &Snapshot,
+        actual: &str,
+        trace: &Trace,
+    ) -> Option<(Option<u32>, FailureKind)> {
+        // Candidates for "first thing wrong", each with its scenario line
+        // (setup = 0) and a rank that orders kinds at the same line.
+        let mut candidates: Vec<(u32, u8, Option<u32>, FailureKind)> = Vec::new();
+        if let Some(c) = self.wrong_answer(expected, actual) {
+            candidates.push(c);
+        }
+        if let Some((line, exp, act)) = first_board_drift(scenario, expected, trace) {
+            candidates.push((
+                line.unwrap_or(0),
+                1,
+                line,
+                FailureKind::BoardOutOfSync {
+                    expected: exp,
+                    actual: act,
+                },
+            ));
+        }
+        match self.subject_failure {
+            Some((line, kind)) => candidates.push((line.unwrap_or(0), 2, line, kind)),
+            // After every step: the last thing that can go wrong.
+            None => {
+                if let Some(kind) = self.memory_error {
+                    candidates.push((u32::MAX, 3, None, kind));
+                }
+            }
+        }
+        candidates.sort_by_key(|c| (c.0, c.1));
+        candidates
+            .into_iter()
+            .next()
+            .map(|(_, _, line, kind)| (line, kind))
+    }
+
+    /// The first difference between the snapshot and the trace as a
+    /// candidate (a wrong value ranks before a board out of sync), unless
+    /// it is where the subject stopped: a trace cut short "differs" there,
+    /// and that is the subject's failure, not a wrong answer.
+    fn wrong_answer(
+        &self,
+        expected: &Snapshot,
+        actual: &str,
+    ) -> Option<(u32, u8, Option<u32>, FailureKind)> {
+        let m = compare(&expected.body, actual)?;
         let line = m.scenario_line;
-        // A trace cut short "differs" where the subject stopped: that is
-        // the subject's failure, reported below, not a wrong answer.
-        let before_failure = match (&subject_failure, line) {
+        let before_failure = match (&self.subject_failure, line) {
             (None, _) => true,
             (Some((fl, _)), Some(l)) => fl.is_some_and(|fl| l < fl),
             (Some(_), None) => false,
         };
-        if before_failure {
-            let kind = match &m.detail {
-                Detail::Move {
-                    expected_result,
-                    actual_result,
-                    expected_board: Some(e),
-                    actual_board: Some(a),
-                } if expected_result == actual_result => FailureKind::BoardOutOfSync {
-                    expected: BoardText(e.clone()),
-                    actual: BoardText(a.clone()),
-                },
-                _ => FailureKind::WrongAnswer(m.clone()),
-            };
-            let rank = if matches!(kind, FailureKind::WrongAnswer(_)) {
-                0
-            } else {
-                1
-            };
-            candidates.push((line.unwrap_or(u32::MAX), rank, line, kind));
+        if !before_failure {
+            return None;
         }
-    }
-    if let Some((line, exp, act)) = first_board_drift(scenario, &expected, trace) {
-        candidates.push((
-            line.unwrap_or(0),
-            1,
-            line,
-            FailureKind::BoardOutOfSync {
-                expected: exp,
-                actual: act,
+        let kind = match &m.detail {
+            Detail::Move {
+                expected_result,
+                actual_result,
+                expected_board: Some(e),
+                actual_board: Some(a),
+            } if expected_result == actual_result => FailureKind::BoardOutOfSync {
+                expected: BoardText(e.clone()),
+                actual: BoardText(a.clone()),
             },
-        ));
-    }
-    match subject_failure {
-        Some((line, kind)) => candidates.push((line.unwrap_or(0), 2, line, kind)),
-        // After every step: the last thing that can go wrong.
-        None => {
-            if let Some(kind) = memory_error {
-                candidates.push((u32::MAX, 3, None, kind));
-            }
-        }
-    }
-    candidates.sort_by_key(|c| (c.0, c.1));
-    match candidates.into_iter().next() {
-        Some((_, _, line, kind)) => failure_at(line, kind),
-        // Only trailing whitespace differed; `matches` normalises it.
-        None => Verdict::Pass,
+            _ => FailureKind::WrongAnswer(m.clone()),
+        };
+        let rank = if matches!(kind, FailureKind::WrongAnswer(_)) {
+            0
+        } else {
+            1
+        };
+        Some((line.unwrap_or(u32::MAX), rank, line, kind))
     }
 }
 
