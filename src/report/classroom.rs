@@ -14,7 +14,7 @@
 //! `steps.<id>.outputs.result`. The reporter gets it in an environment
 //! variable, which Linux caps at 128 KiB, so the JSON is kept within
 //! [`LIMIT`] bytes: the longest messages are cut first, each saying so
-//! ([`super::fit`]). The reporter prints each failed test's message in
+//! (`report::fit`). The reporter prints each failed test's message in
 //! the job's log, which interprets terminal escapes, so names and
 //! messages go through [`sanitize::terminal`]. Like every renderer, this
 //! grades nothing: it lays out what the [`Report`] says.

@@ -8,7 +8,7 @@
 //! Like every renderer it lays out what the [`Report`] says and grades
 //! nothing. PrairieLearn refuses a file over 1 MB, and a submission decides
 //! how long its failures are, so the longest texts are cut to fit
-//! ([`super::fit`]), each saying so, and the top-level message too.
+//! (`report::fit`), each saying so, and the top-level message too.
 
 use super::fit::{self, fit};
 use super::model::{Report, Status};

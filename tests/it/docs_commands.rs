@@ -1603,12 +1603,12 @@ fn results_json(path: &Path) -> Value {
 
 /// The names of the tests of a results file (Gradescope's, PrairieLearn's,
 /// Classroom's) whose `field` is not `full`, sorted.
-fn short_of(tests: &Value, field: &str, full: &str) -> Vec<String> {
+fn short_of(tests: &Value, field: &str, full: Value) -> Vec<String> {
     let mut names: Vec<String> = tests
         .as_array()
         .expect("tests")
         .iter()
-        .filter(|t| t[field].to_string() != full)
+        .filter(|t| t[field] != full)
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
     names.sort();
@@ -1669,7 +1669,7 @@ fn gradescope_package_end_to_end() {
     assert_eq!(tests.as_array().unwrap().len(), LAB3_SCENARIOS);
     assert_eq!(correct["score"], LAB3_SCENARIOS as f64);
     assert_eq!(
-        short_of(tests, "status", "\"passed\""),
+        short_of(tests, "status", Value::from("passed")),
         Vec::<String>::new()
     );
     // An upload that does not compile (its EXPECT: `compile error`): every
@@ -1682,7 +1682,7 @@ fn gradescope_package_end_to_end() {
     );
     assert_eq!(broken["score"], 0.0);
     assert_eq!(
-        short_of(&broken["tests"], "status", "\"failed\""),
+        short_of(&broken["tests"], "status", Value::from("failed")),
         Vec::<String>::new()
     );
     assert!(
@@ -1704,7 +1704,7 @@ fn gradescope_package_end_to_end() {
     );
     assert_eq!(mutant["score"], 6.0);
     assert_eq!(
-        short_of(&mutant["tests"], "status", "\"passed\""),
+        short_of(&mutant["tests"], "status", Value::from("passed")),
         strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS)
     );
     // The staff's mistakes: exit 2, one message, no zip.
@@ -1794,7 +1794,10 @@ fn prairielearn_format_and_entrypoint_end_to_end() {
         "{v}"
     );
     assert_eq!(v["tests"].as_array().unwrap().len(), 9);
-    assert_eq!(short_of(&v["tests"], "points", "1"), Vec::<String>::new());
+    assert_eq!(
+        short_of(&v["tests"], "points", Value::from(1)),
+        Vec::<String>::new()
+    );
     // The mutant: NO_DOUBLE_STEP_FAILS_IN_PAWNS lose their point; each
     // says its first mismatch in one line and shows the board.
     let v = grade("mutant", "lab3-mutant-no-double-step");
@@ -1804,7 +1807,7 @@ fn prairielearn_format_and_entrypoint_end_to_end() {
         (Some(6), Some(9))
     );
     assert_eq!(
-        short_of(&v["tests"], "points", "1"),
+        short_of(&v["tests"], "points", Value::from(1)),
         strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS)
     );
     for t in v["tests"].as_array().unwrap() {
@@ -1907,7 +1910,7 @@ fn classroom_format_and_workflow_end_to_end() {
         yaml.contains(&format!("id: {id}\n        run: {step}\n")),
         "{yaml}"
     );
-    assert_eq!(field("runners: "), [id.clone()]);
+    assert_eq!(field("runners: "), std::slice::from_ref(id));
     assert_eq!(
         field(&format!("{}_RESULTS: ", id.to_uppercase())),
         [format!("\"${{{{ steps.{id}.outputs.result }}}}\"")]
@@ -1953,18 +1956,21 @@ fn classroom_format_and_workflow_end_to_end() {
     let tests = v["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 9);
     assert_eq!(
-        short_of(&v["tests"], "status", "\"pass\""),
+        short_of(&v["tests"], "status", Value::from("pass")),
         Vec::<String>::new()
     );
-    assert_eq!(short_of(&v["tests"], "score", "1"), Vec::<String>::new());
+    assert_eq!(
+        short_of(&v["tests"], "score", Value::from(1)),
+        Vec::<String>::new()
+    );
     // The mutant: status fail; NO_DOUBLE_STEP_FAILS_IN_PAWNS fail with 0,
     // so the reporter sends 6 points of 9.
     let v = reporter_reads("lab3-mutant-no-double-step");
     assert_eq!(v["status"], "fail");
     assert_eq!(v["max_score"], 9);
     let failed = strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS);
-    assert_eq!(short_of(&v["tests"], "status", "\"pass\""), failed);
-    assert_eq!(short_of(&v["tests"], "score", "1"), failed);
+    assert_eq!(short_of(&v["tests"], "status", Value::from("pass")), failed);
+    assert_eq!(short_of(&v["tests"], "score", Value::from(1)), failed);
     let total: u64 = v["tests"]
         .as_array()
         .unwrap()
