@@ -16,6 +16,7 @@ pub mod explain;
 pub mod r#gen;
 pub mod grading;
 pub mod memcheck;
+pub mod package;
 pub mod protocol;
 pub mod report;
 pub mod runner;

@@ -273,7 +273,8 @@ pub struct ReferenceArgs {
 
 #[derive(Args)]
 pub struct OutputArgs {
-    /// Report format: human (terminal), json, junit, gradescope, github, html.
+    /// Report format: human (terminal), json, junit, gradescope, github, html,
+    /// prairielearn, classroom.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the report to this file (the human summary still goes to stdout).
@@ -469,13 +470,55 @@ mod tests {
     }
 }
 
+/// A report's format (`--format`). Each names a renderer of
+/// `chessgrade::report`; which of them can hold a whole class is
+/// [`Format::per_member_only`].
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// The terminal's lines (plain in a file).
     Human,
+    /// The report as JSON (what `merge` reads).
     Json,
+    /// JUnit XML (Jenkins, GitLab).
     Junit,
+    /// Gradescope's autograder `results.json`.
     Gradescope,
+    /// GitHub Actions annotations.
     Github,
     /// One self-contained HTML page (tables, board diagrams; no network).
     Html,
+    /// PrairieLearn's external-grader `results.json` (at most 1 MB).
+    Prairielearn,
+    /// GitHub Classroom: the `result=<base64>` line its reporter reads from a
+    /// step's output (append stdout to `$GITHUB_OUTPUT`).
+    Classroom,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Gradescope => "gradescope",
+            Format::Github => "github",
+            Format::Html => "html",
+            Format::Prairielearn => "prairielearn",
+            Format::Classroom => "classroom",
+        }
+    }
+
+    /// One subject's report only: a class gets one file per member
+    /// (`--output-dir`), never a class report in it.
+    pub fn per_member_only(self) -> bool {
+        matches!(
+            self,
+            Format::Junit
+                | Format::Gradescope
+                | Format::Github
+                | Format::Prairielearn
+                | Format::Classroom
+        )
+    }
 }

@@ -25,16 +25,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// Refuses a class report in a per-submission format (`--output` with
-/// junit, gradescope or github).
+/// junit, gradescope, github, prairielearn or classroom).
 pub fn check_format(format: Format, output: bool) -> Result<(), StaffError> {
-    if matches!(format, Format::Junit | Format::Gradescope | Format::Github) && output {
+    if format.per_member_only() && output {
         return Err(StaffError::Usage(format!(
             "a class report is human, json or html; write {} reports per submission with --output-dir",
-            match format {
-                Format::Junit => "junit",
-                Format::Gradescope => "gradescope",
-                _ => "github",
-            }
+            format.name()
         )));
     }
     Ok(())
@@ -246,12 +242,16 @@ pub fn class_bytes(class_report: &ClassReport, title: &str, format: Format) -> S
     }
 }
 
+/// The file extension of a member's report in `format` (`--output-dir`):
+/// a classroom file holds the `result=` line a step appends to
+/// `$GITHUB_OUTPUT`, hence `.out`.
 pub fn extension(format: Format) -> &'static str {
     match format {
         Format::Human => "txt",
-        Format::Json | Format::Gradescope => "json",
+        Format::Json | Format::Gradescope | Format::Prairielearn => "json",
         Format::Junit => "xml",
         Format::Github => "log",
         Format::Html => "html",
+        Format::Classroom => "out",
     }
 }

@@ -8,7 +8,7 @@
 //! Every failure comes back as an error for the caller to report (exit 2).
 
 use super::args::Format;
-use chessgrade::report::{HumanReporter, Palette, Report, formats, html};
+use chessgrade::report::{HumanReporter, Palette, Report, classroom, formats, html, prairielearn};
 use chessgrade::runner::{ScenarioResult, Summary};
 use chessgrade::snapshot::write_atomic;
 use std::io::{Error, ErrorKind, Write};
@@ -32,6 +32,8 @@ pub fn emit(
         Format::Junit => formats::junit(report, &mut buf)?,
         Format::Gradescope => formats::gradescope(report, &mut buf)?,
         Format::Github => formats::github(report, &mut buf)?,
+        Format::Prairielearn => prairielearn::prairielearn(report, &mut buf)?,
+        Format::Classroom => classroom::classroom(report, &mut buf)?,
         Format::Html => buf.extend_from_slice(
             html::page(
                 &format!("chessgrade: {}", report.subject),

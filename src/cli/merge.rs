@@ -127,7 +127,7 @@ fn merge_class(
     output_dir: Option<&Path>,
 ) -> Result<u8, StaffError> {
     check_format(format, output.is_some())?;
-    let per_member_only = matches!(format, Format::Junit | Format::Gradescope | Format::Github);
+    let per_member_only = format.per_member_only();
     if per_member_only && output_dir.is_none() {
         return Err(StaffError::Usage(
             "a class report is human, json or html; write per-submission reports with --output-dir"

@@ -40,6 +40,7 @@ mod explain;
 mod r#gen;
 mod grade;
 mod merge;
+mod package;
 mod perft;
 mod run;
 mod serve;
@@ -266,6 +267,10 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Package an autograder for a grading platform: `package gradescope` writes the one
+    /// zip a TA uploads to Gradescope.
+    #[command(subcommand)]
+    Package(PackageCommand),
     /// Speak the engine protocol (docs/protocol.md, v2 and v1) on stdin/stdout
     /// with the reference engine.
     Serve {
@@ -290,6 +295,34 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// folder, as `<submission>.<ext>`.
         #[arg(long)]
         output_dir: Option<PathBuf>,
+    },
+}
+
+/// What `package` writes.
+#[derive(Subcommand)]
+enum PackageCommand {
+    /// Write a Gradescope autograder zip: setup.sh, run_autograder (the `grade` command, its
+    /// flags fixed now), this chessgrade binary, the scenarios, their snapshots and the
+    /// overlay. Grading flags after `--` are passed to `grade` as they are.
+    #[command(
+        after_help = "Example: chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip -- --timeout 5\n\
+Exit codes: 0 written; 2 bad flags, unreadable scenarios or a zip that cannot be written."
+    )]
+    Gradescope {
+        /// Scenario files or folders to grade on (folders are searched for *.txt); repeatable.
+        #[arg(long, required = true, value_name = "DIR")]
+        scenarios: Vec<PathBuf>,
+        #[command(flatten)]
+        snapshot: SnapshotArgs,
+        /// Console uploads: the course's starter files copied over each upload before building.
+        #[arg(long, value_name = "DIR")]
+        overlay: Option<PathBuf>,
+        /// The zip to write (replaced whole, never left half written).
+        #[arg(long, short, value_name = "FILE")]
+        output: PathBuf,
+        /// Grading flags for `grade` on Gradescope (`-- --timeout 5 --memcheck`).
+        #[arg(last = true, allow_hyphen_values = true)]
+        flags: Vec<String>,
     },
 }
 
@@ -401,6 +434,19 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             palette,
         })?,
         Command::Serve { v1 } => serve::serve(v1),
+        Command::Package(PackageCommand::Gradescope {
+            scenarios,
+            snapshot,
+            overlay,
+            output,
+            flags,
+        }) => package::gradescope(&package::GradescopeArgs {
+            scenarios,
+            snapshot,
+            overlay,
+            output,
+            flags,
+        })?,
         Command::Merge {
             reports,
             format,

@@ -1,6 +1,8 @@
 //! Rendering a [`Report`] as JSON, JUnit XML, Gradescope's `results.json`
-//! or GitHub Actions annotations. Each renderer only lays out what the
-//! report already says. What a submission printed is made safe for each
+//! or GitHub Actions annotations (PrairieLearn's `results.json` is
+//! [`super::prairielearn`], GitHub Classroom's grader output
+//! [`super::classroom`], the HTML page [`super::html`]). Each renderer only
+//! lays out what the report already says. What a submission printed is made safe for each
 //! format by [`super::sanitize`]: XML-invalid characters escaped in JUnit,
 //! terminal controls escaped in GitHub's log; JSON escapes by itself.
 

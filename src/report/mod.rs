@@ -4,12 +4,15 @@
 
 mod board;
 pub mod class;
+pub mod classroom;
 pub mod diagram;
+mod fit;
 pub mod formats;
 pub mod html;
 mod human;
 mod model;
 pub mod paint;
+pub mod prairielearn;
 pub mod sanitize;
 
 pub use board::draw_board;

@@ -1,5 +1,6 @@
 //! The machine-readable report: a plain, serialisable record of a run that
-//! every file format (JSON, JUnit, Gradescope, GitHub) is rendered from, and
+//! every file format (JSON, JUnit, Gradescope, GitHub, PrairieLearn, GitHub
+//! Classroom, HTML) is rendered from, and
 //! that `chessgrade merge` reads back to join the slices of a split run.
 //! Building it is the one place results are turned into text; renderers
 //! only lay that text out.

@@ -1,8 +1,9 @@
 //! Every command in README.md and docs/*.md that grades is run by a test on
-//! the fixtures and gives the score it should.
+//! the fixtures and gives the score it should; so is every command that
+//! packages an autograder (`chessgrade package`), whose zip is then run.
 //!
 //! The commands are found mechanically: every line of a fenced block that
-//! calls `chessgrade grade` (after a `$ ` prompt, as a YAML `- ` item or
+//! calls `chessgrade grade` or `chessgrade package` (after a `$ ` prompt, as a YAML `- ` item or
 //! `run:` step, or plain; lines continued with `\`, or a YAML step's more
 //! indented lines, joined). [`PLANS`] says what happens to each: run by a
 //! test of this module, rerun by `readme.rs` (a `$` excerpt it reruns
@@ -33,7 +34,11 @@
 //! The Gradescope `run_autograder` script runs whole, with one documented
 //! substitution: `/autograder/` becomes `<tmp>/autograder/` (laid out as on
 //! Gradescope: `source/` with the binary, `scenarios/` and `snapshots/`,
-//! `submission/`, `results/`).
+//! `submission/`, `results/`). The packaged `run_autograder`, PrairieLearn's
+//! entrypoint and the Classroom workflow's grading step read their root
+//! from a variable instead (`AUTOGRADER_ROOT`, `PL_GRADE_ROOT`,
+//! `RUNNER_TEMP` and `GITHUB_OUTPUT`), set to a temporary folder laid out
+//! as the platform lays it out.
 //!
 //! A command written after a `$` prompt is also checked against the output
 //! the doc shows under it, as `readme.rs` checks the excerpts it reruns
@@ -165,12 +170,17 @@ fn grades(text: &str) -> bool {
         .any(|(at, _)| at == 0 || text[..at].ends_with([' ', '/', '(', '`', '"', '\'']))
 }
 
-/// Every grading command of the docs.
+/// Whether a shell line runs `chessgrade package`.
+fn packages(text: &str) -> bool {
+    text.starts_with("chessgrade package ")
+}
+
+/// Every grading (or packaging) command of the docs.
 fn grading_commands() -> Vec<DocLine> {
     docs()
         .iter()
         .flat_map(|d| block_lines(d))
-        .filter(|l| grades(&l.text))
+        .filter(|l| grades(&l.text) || packages(&l.text))
         .collect()
 }
 
@@ -398,6 +408,44 @@ const PLANS: &[(&str, &str, Plan)] = &[
         GRADING,
         "./chessgrade grade --submission /autograder/submission scenarios/lab3 --format gradescope --output /autograder/results/results.json",
         Plan::Test("gradescope_run_autograder_end_to_end"),
+    ),
+    (
+        GRADING,
+        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        Plan::Test("gradescope_package_end_to_end"),
+    ),
+    (
+        GRADING,
+        "run_autograder runs: ./chessgrade grade --submission \"$ROOT/submission\" scenarios --root scenarios --snapshots snapshots --format gradescope --output \"$ROOT/results/results.json\"",
+        Plan::Skip(
+            "a line of the output of the `chessgrade package` excerpt (the command the packaged \
+             run_autograder runs), not a command: gradescope_package_end_to_end runs it from the zip",
+        ),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format prairielearn",
+        Plan::Test("prairielearn_format_and_entrypoint_end_to_end"),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission \"$ROOT/student\" scenarios --root scenarios --snapshots snapshots --format prairielearn --output \"$ROOT/results/results.json\" || [ $? -eq 1 ]",
+        Plan::Test("prairielearn_format_and_entrypoint_end_to_end"),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | cut -c1-72",
+        Plan::Test("classroom_format_and_workflow_end_to_end"),
+    ),
+    (
+        GRADING,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | sed 's/^result=//' | base64 -d | cut -c1-92",
+        Plan::Test("classroom_format_and_workflow_end_to_end"),
+    ),
+    (
+        GRADING,
+        "name: chessgrade id: chessgrade run: chessgrade grade --submission submission/ \"$RUNNER_TEMP/course/scenarios/lab3\" --root \"$RUNNER_TEMP/course/scenarios\" --snapshots \"$RUNNER_TEMP/course/snapshots\" --format classroom >> \"$GITHUB_OUTPUT\" || [ $? -eq 1 ]",
+        Plan::Test("classroom_format_and_workflow_end_to_end"),
     ),
     (
         GRADING,
@@ -1564,6 +1612,408 @@ fn grading_cuhk_class() {
     assert!(junit.contains("tests=\"2\" failures=\"2\""), "{junit}");
     let junit = std::fs::read_to_string(c.path("reports/cuhk-correct.xml")).unwrap();
     assert!(junit.contains("tests=\"2\" failures=\"0\""), "{junit}");
+}
+
+/// `results.json` of a Gradescope or PrairieLearn run under `root`.
+fn results_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The names of the tests of a results file (Gradescope's, PrairieLearn's,
+/// Classroom's) whose `field` is not `full`, sorted.
+fn short_of(tests: &Value, field: &str, full: Value) -> Vec<String> {
+    let mut names: Vec<String> = tests
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t[field] != full)
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Unpacks `zip` into `dir` with the zip crate (as Gradescope unpacks the
+/// autograder into `source/`), checking that Gradescope's scripts and the
+/// binary are executable in it.
+fn unpack_autograder(zip: &Path, dir: &Path) {
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(zip).unwrap()).unwrap();
+    for name in ["setup.sh", "run_autograder", "chessgrade"] {
+        let mode = archive.by_name(name).unwrap().unix_mode().unwrap();
+        assert_eq!(mode & 0o777, 0o755, "{name}: {mode:o}");
+    }
+    archive.extract(dir).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("chessgrade"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "unpacked executable: {mode:o}");
+}
+
+/// Gradescope's layout under `<tmp>/<name>/autograder`: `source/` holding
+/// the zip's contents, `submission/` the upload, an empty `results/`.
+/// Runs the packaged `run_autograder` there (its root from
+/// `AUTOGRADER_ROOT`) and returns `results.json`.
+fn run_packaged(c: &Course, zip: &str, name: &str, upload: &Path) -> Value {
+    let gs = c.tmp.path().join(name).join("autograder");
+    for d in ["source", "submission", "results"] {
+        std::fs::create_dir_all(gs.join(d)).unwrap();
+    }
+    unpack_autograder(&c.path(zip), &gs.join("source"));
+    copy_dir(upload, &gs.join("submission"));
+    c.run(
+        &format!(
+            "AUTOGRADER_ROOT={0} bash {0}/source/run_autograder",
+            gs.display()
+        ),
+        0,
+    );
+    results_json(&gs.join("results/results.json"))
+}
+
+#[test]
+fn gradescope_package_end_to_end() {
+    let cmd = doc_command(
+        GRADING,
+        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+    );
+    let c = Course::new();
+    c.run_doc(GRADING, &cmd, "", 0);
+    // A correct upload: every one of the 91 Lab 3 scenarios passed, a
+    // point each.
+    let correct = run_packaged(&c, "autograder.zip", "correct", &submission("lab3-correct"));
+    let tests = &correct["tests"];
+    assert_eq!(tests.as_array().unwrap().len(), LAB3_SCENARIOS);
+    assert_eq!(correct["score"], LAB3_SCENARIOS as f64);
+    assert_eq!(
+        short_of(tests, "status", Value::from("passed")),
+        Vec::<String>::new()
+    );
+    // An upload that does not compile (its EXPECT: `compile error`): every
+    // scenario failed, 0 points.
+    let broken = run_packaged(
+        &c,
+        "autograder.zip",
+        "broken",
+        &submission("hostile-compile-error"),
+    );
+    assert_eq!(broken["score"], 0.0);
+    assert_eq!(
+        short_of(&broken["tests"], "status", Value::from("failed")),
+        Vec::<String>::new()
+    );
+    assert!(
+        broken["output"].as_str().unwrap().contains("compile error"),
+        "{broken}"
+    );
+    // About partial credit: a package of lab3/pawns, with a grading flag
+    // passed through, and the pawn that never double-steps: it fails
+    // exactly NO_DOUBLE_STEP_FAILS_IN_PAWNS, 6 of 9 points.
+    c.run(
+        "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o pawns.zip -- --timeout 20",
+        0,
+    );
+    let mutant = run_packaged(
+        &c,
+        "pawns.zip",
+        "mutant",
+        &submission("lab3-mutant-no-double-step"),
+    );
+    assert_eq!(mutant["score"], 6.0);
+    assert_eq!(
+        short_of(&mutant["tests"], "status", Value::from("passed")),
+        strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS)
+    );
+    // The staff's mistakes: exit 2, one message, no zip.
+    for (bad, says) in [
+        (
+            "chessgrade package gradescope --scenarios scenarios/nowhere -o bad.zip",
+            "error: cannot package the scenarios: scenarios/nowhere",
+        ),
+        (
+            "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o no/such/folder/bad.zip",
+            "error: cannot write the zip no/such/folder/bad.zip",
+        ),
+        (
+            "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o bad.zip -- --timout 5",
+            "error: the grading flags after `--` are not ones `chessgrade grade` takes",
+        ),
+        (
+            "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o bad.zip -- --format json",
+            "error: `--format`: the packaged run_autograder sets --format itself",
+        ),
+    ] {
+        let out = c.bash(bad);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.starts_with(says), "{bad}: {err}");
+        assert_eq!(err.lines().count(), 1, "{bad}: {err}");
+    }
+    assert!(!c.path("bad.zip").exists());
+}
+
+/// The PrairieLearn entrypoint block of docs/grading.md.
+fn pl_entrypoint() -> String {
+    let doc = std::fs::read_to_string(root().join(GRADING)).unwrap();
+    let after = doc
+        .split_once("`/usr/local/bin/pl-chessgrade`\n```sh\n")
+        .expect("the PrairieLearn entrypoint block")
+        .1;
+    after.split_once("```").unwrap().0.to_string()
+}
+
+#[test]
+fn prairielearn_format_and_entrypoint_end_to_end() {
+    let cmd = doc_command(
+        GRADING,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format prairielearn",
+    );
+    let c = Course::with_scenarios(&["lab3/pawns"]);
+    c.upload(&submission("lab3-mutant-no-double-step"), "student42");
+    // Exit 1: the mutant lost points.
+    let out = c.run_doc(GRADING, &cmd, "", 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["score"].as_f64(), Some(6.0 / 9.0));
+
+    // The entrypoint, as written, under a root laid out as PrairieLearn's
+    // /grade: the student's files, the question's tests/ (scenarios/ and
+    // snapshots/), no results/ (the entrypoint makes it).
+    let script = pl_entrypoint();
+    assert!(script.contains(&doc_command(
+        GRADING,
+        "chessgrade grade --submission \"$ROOT/student\" scenarios --root scenarios --snapshots snapshots --format prairielearn --output \"$ROOT/results/results.json\" || [ $? -eq 1 ]",
+    )));
+    std::fs::write(c.path("pl-chessgrade"), &script).unwrap();
+    let grade = |name: &str, upload: &str| -> Value {
+        let g = c.tmp.path().join(name).join("grade");
+        copy_dir(&submission(upload), &g.join("student"));
+        copy_dir(
+            &c.path("scenarios/lab3/pawns"),
+            &g.join("tests/scenarios/lab3/pawns"),
+        );
+        std::os::unix::fs::symlink(root().join("snapshots"), g.join("tests/snapshots")).unwrap();
+        c.run(
+            &format!("PL_GRADE_ROOT={} sh pl-chessgrade", g.display()),
+            0,
+        );
+        results_json(&g.join("results/results.json"))
+    };
+    // Correct: all nine pawns scenarios, score 1.
+    let v = grade("correct", "lab3-correct");
+    assert_eq!(
+        (
+            v["gradable"].clone(),
+            v["score"].as_f64(),
+            v["points"].as_u64(),
+            v["max_points"].as_u64()
+        ),
+        (Value::Bool(true), Some(1.0), Some(9), Some(9)),
+        "{v}"
+    );
+    assert_eq!(v["tests"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        short_of(&v["tests"], "points", Value::from(1)),
+        Vec::<String>::new()
+    );
+    // The mutant: NO_DOUBLE_STEP_FAILS_IN_PAWNS lose their point; each
+    // says its first mismatch in one line and shows the board.
+    let v = grade("mutant", "lab3-mutant-no-double-step");
+    assert_eq!(v["score"].as_f64(), Some(6.0 / 9.0));
+    assert_eq!(
+        (v["points"].as_u64(), v["max_points"].as_u64()),
+        (Some(6), Some(9))
+    );
+    assert_eq!(
+        short_of(&v["tests"], "points", Value::from(1)),
+        strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS)
+    );
+    for t in v["tests"].as_array().unwrap() {
+        if t["points"] == 0 {
+            let message = t["message"].as_str().unwrap();
+            assert!(message.starts_with("a call did not match"), "{t}");
+            assert!(!message.contains('\n'), "{t}");
+            assert!(
+                t["output"]
+                    .as_str()
+                    .unwrap()
+                    .contains("board before the step"),
+                "{t}"
+            );
+        }
+    }
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .contains("note: left out main.cc"),
+        "{v}"
+    );
+    // Does not compile: not gradable, the compiler's words in
+    // format_errors (its EXPECT: a compile error).
+    let v = grade("broken", "hostile-compile-error");
+    assert_eq!(v["gradable"], false, "{v}");
+    let errors = v["format_errors"].as_array().expect("format_errors");
+    assert!(errors[0].as_str().unwrap().contains("error:"), "{errors:?}");
+}
+
+/// Standard base64 back to bytes, as the Classroom reporter decodes it.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c:?}"),
+        }
+    };
+    let mut out = Vec::new();
+    for chunk in text.trim_end().as_bytes().chunks(4) {
+        let digits: Vec<u32> = chunk
+            .iter()
+            .filter(|&&c| c != b'=')
+            .map(|&c| value(c))
+            .collect();
+        let n = digits
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, d)| n | (d << (18 - 6 * i)));
+        for i in 0..digits.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn classroom_format_and_workflow_end_to_end() {
+    let c = Course::with_scenarios(&["lab3/pawns"]);
+    c.upload(&submission("lab3-mutant-no-double-step"), "student42");
+    for text in [
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | cut -c1-72",
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | sed 's/^result=//' | base64 -d | cut -c1-92",
+    ] {
+        // A pipe's status is its last command's.
+        c.run_doc(GRADING, &doc_command(GRADING, text), "", 0);
+    }
+
+    // The workflow: the reporter reads <RUNNER>_RESULTS for its runner, the
+    // grading step's id, from that step's `result` output.
+    // The extractor joins a YAML step's lines: the command is its `run:`.
+    let step = doc_command(
+        GRADING,
+        "name: chessgrade id: chessgrade run: chessgrade grade --submission submission/ \"$RUNNER_TEMP/course/scenarios/lab3\" --root \"$RUNNER_TEMP/course/scenarios\" --snapshots \"$RUNNER_TEMP/course/snapshots\" --format classroom >> \"$GITHUB_OUTPUT\" || [ $? -eq 1 ]",
+    );
+    let step = step.split_once("run: ").unwrap().1.to_string();
+    let doc = std::fs::read_to_string(root().join(GRADING)).unwrap();
+    let yaml = doc
+        .split_once("name: Autograding Tests\n")
+        .expect("the Classroom workflow")
+        .1
+        .split_once("```")
+        .unwrap()
+        .0;
+    let field = |key: &str| -> Vec<String> {
+        yaml.lines()
+            .filter_map(|l| l.trim_start().trim_start_matches("- ").strip_prefix(key))
+            .map(|v| v.trim().to_string())
+            .collect()
+    };
+    let id = field("id: ");
+    assert_eq!(id.len(), 1, "{yaml}");
+    let id = &id[0];
+    assert!(
+        yaml.contains(&format!("id: {id}\n        run: {step}\n")),
+        "{yaml}"
+    );
+    assert_eq!(field("runners: "), std::slice::from_ref(id));
+    assert_eq!(
+        field(&format!("{}_RESULTS: ", id.to_uppercase())),
+        [format!("\"${{{{ steps.{id}.outputs.result }}}}\"")]
+    );
+    assert!(yaml.contains("uses: classroom-resources/autograding-grading-reporter@v1"));
+
+    // The step as written: the course in $RUNNER_TEMP/course (the nine
+    // lab3/pawns scenarios, the snapshots), the upload in submission/,
+    // GITHUB_OUTPUT a file the step appends to.
+    let runner = c.tmp.path().join("runner");
+    copy_dir(
+        &c.path("scenarios/lab3/pawns"),
+        &runner.join("course/scenarios/lab3/pawns"),
+    );
+    std::os::unix::fs::symlink(root().join("snapshots"), runner.join("course/snapshots")).unwrap();
+    let reporter_reads = |upload: &str| -> Value {
+        let _ = std::fs::remove_dir_all(c.path("submission"));
+        c.upload(&submission(upload), "submission");
+        let output = c.tmp.path().join(format!("github-output-{upload}"));
+        std::fs::write(&output, "earlier=1\n").unwrap();
+        c.run(
+            &format!(
+                "export RUNNER_TEMP={} GITHUB_OUTPUT={}\n{step}",
+                runner.display(),
+                output.display()
+            ),
+            0,
+        );
+        let written = std::fs::read_to_string(&output).unwrap();
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines.len(), 2, "one output line appended: {written}");
+        assert_eq!(lines[0], "earlier=1");
+        let b64 = lines[1].strip_prefix("result=").expect("result=");
+        serde_json::from_slice(&base64_decode(b64)).expect("JSON")
+    };
+    // Correct: status pass, every scenario a passing test worth its point.
+    let v = reporter_reads("lab3-correct");
+    assert_eq!(
+        (v["version"].as_u64(), v["status"].as_str()),
+        (Some(1), Some("pass"))
+    );
+    assert_eq!(v["max_score"], 9);
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 9);
+    assert_eq!(
+        short_of(&v["tests"], "status", Value::from("pass")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        short_of(&v["tests"], "score", Value::from(1)),
+        Vec::<String>::new()
+    );
+    // The mutant: status fail; NO_DOUBLE_STEP_FAILS_IN_PAWNS fail with 0,
+    // so the reporter sends 6 points of 9.
+    let v = reporter_reads("lab3-mutant-no-double-step");
+    assert_eq!(v["status"], "fail");
+    assert_eq!(v["max_score"], 9);
+    let failed = strings(&NO_DOUBLE_STEP_FAILS_IN_PAWNS);
+    assert_eq!(short_of(&v["tests"], "status", Value::from("pass")), failed);
+    assert_eq!(short_of(&v["tests"], "score", Value::from(1)), failed);
+    let total: u64 = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 6);
+    for t in v["tests"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        assert_eq!(
+            t["filename"],
+            format!("{}/course/scenarios/{name}", runner.display())
+        );
+        if t["status"] == "fail" {
+            assert!(t["line_no"].as_u64().unwrap() > 0, "{t}");
+            assert!(
+                t["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("a call did not match"),
+                "{t}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------

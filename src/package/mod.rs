@@ -1,0 +1,387 @@
+//! `chessgrade package gradescope`: one `autograder.zip` a TA uploads to
+//! Gradescope, holding everything a grading run needs, so that nothing is
+//! assembled by hand (and nothing forgotten): Gradescope's two scripts,
+//! `setup.sh` (the compiler the uploads need) and `run_autograder` (the
+//! `grade` command, its flags fixed when the zip was made), the grader's
+//! own binary, the chosen scenarios under their names, the snapshots
+//! those scenarios are judged by, and the course's `--overlay`.
+//!
+//! It is shaped by what Gradescope does with the zip: unpacks it into
+//! `/autograder/source`, runs `setup.sh` once when it builds the image,
+//! then `run_autograder` per submission with the upload in
+//! `/autograder/submission` and `results.json` expected in
+//! `/autograder/results`. The scripts take that root from
+//! `AUTOGRADER_ROOT` (default `/autograder`), so the same zip is tried
+//! end to end under a temporary folder. Scenarios keep their names (their
+//! path below `--root`), so the snapshots, keyed by name, still match, and
+//! the zip is written to a temporary file renamed over the output, so a
+//! failed write never leaves half a zip where the last good one was.
+
+use crate::grading::{BatchSpec, StaffError};
+use crate::runner::SnapshotMode;
+use crate::snapshot::SnapshotStore;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+/// The variable the packaged scripts read their root from.
+pub const ROOT_VARIABLE: &str = "AUTOGRADER_ROOT";
+
+/// Flags the packaged `run_autograder` sets itself: passing one through
+/// would contradict it.
+const OWN_FLAGS: [&str; 11] = [
+    "--submission",
+    "--class",
+    "--engine",
+    "--program",
+    "--format",
+    "--output",
+    "--output-dir",
+    "--root",
+    "--snapshots",
+    "--overlay",
+    "--list",
+];
+
+/// What goes into a Gradescope autograder.
+#[derive(Clone, Debug)]
+pub struct GradescopeSpec {
+    /// Scenario files or folders (`--scenarios`).
+    pub scenarios: Vec<PathBuf>,
+    /// The scenario root: names are paths relative to it (`--root`).
+    pub root: PathBuf,
+    /// Where the scenarios' snapshots are (`--snapshots`).
+    pub snapshots: PathBuf,
+    /// The course's starter files copied over each upload (`--overlay`).
+    pub overlay: Option<PathBuf>,
+    /// More `grade` flags, as they will be passed (`--timeout 5`, ...).
+    pub flags: Vec<String>,
+    /// The chessgrade binary to ship (the running one).
+    pub binary: PathBuf,
+}
+
+/// What a package holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packed {
+    pub scenarios: usize,
+    pub snapshots: usize,
+    /// Scenarios with no snapshot (fine for a console course, whose
+    /// expected transcripts are the reference engine's; a Lab 3 run or an
+    /// engine would stop at them).
+    pub without_snapshot: Vec<String>,
+    pub overlay_files: usize,
+    /// The zip's size in bytes.
+    pub bytes: u64,
+    /// The grading command `run_autograder` runs.
+    pub command: String,
+}
+
+impl GradescopeSpec {
+    /// Refuses a passed-through flag that the packaged script sets itself.
+    pub fn check_flags(&self) -> Result<(), StaffError> {
+        for f in &self.flags {
+            let name = f.split('=').next().unwrap_or(f);
+            if OWN_FLAGS.contains(&name) {
+                return Err(StaffError::Usage(format!(
+                    "`{f}`: the packaged run_autograder sets {name} itself; give the scenarios with --scenarios, --root, --snapshots and --overlay"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `grade` command `run_autograder` runs, from `source/` (the
+    /// root's shell variable left for the script to expand).
+    pub fn command(&self) -> String {
+        let mut cmd = String::from(
+            "./chessgrade grade --submission \"$ROOT/submission\" scenarios --root scenarios --snapshots snapshots",
+        );
+        if self.overlay.is_some() {
+            cmd.push_str(" --overlay overlay");
+        }
+        for f in &self.flags {
+            cmd.push(' ');
+            cmd.push_str(&shell_quote(f));
+        }
+        cmd.push_str(" --format gradescope --output \"$ROOT/results/results.json\"");
+        cmd
+    }
+
+    /// Writes the autograder zip to `out` (atomically).
+    pub fn write(&self, out: &Path) -> Result<Packed, StaffError> {
+        self.check_flags()?;
+        let batch = BatchSpec {
+            paths: self.scenarios.clone(),
+            root: self.root.clone(),
+            snapshots: self.snapshots.clone(),
+            filters: Vec::new(),
+            exact: false,
+            partition: None,
+            jobs: 1,
+            fail_fast: false,
+            allow_empty: false,
+            mode: SnapshotMode::Check,
+            caps: crate::scenario::Caps::default(),
+        };
+        let discovered = batch.discover()?;
+        if let Some(first) = discovered.errors.first() {
+            return Err(StaffError::Usage(format!(
+                "cannot package the scenarios: {first}{}",
+                match discovered.errors.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                }
+            )));
+        }
+        if let Some(overlay) = &self.overlay
+            && !overlay.is_dir()
+        {
+            return Err(StaffError::Usage(format!(
+                "--overlay {}: not a folder",
+                overlay.display()
+            )));
+        }
+        let store = SnapshotStore::new(&self.snapshots);
+        // Reading the staff's files, or writing the zip.
+        let staff = |target: &Path, error: io::Error| {
+            let what = if target == out {
+                "write the zip"
+            } else {
+                "read"
+            };
+            StaffError::Usage(format!("cannot {what} {}: {error}", target.display()))
+        };
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".chessgrade-package-")
+            .suffix(".zip.tmp")
+            .tempfile_in(parent)
+            .map_err(|e| staff(out, e))?;
+        let mut zip = Zip {
+            w: zip::ZipWriter::new(tmp.reopen().map_err(|e| staff(out, e))?),
+        };
+        let fail = |e: io::Error| staff(out, e);
+        zip.text("setup.sh", SETUP, 0o755).map_err(fail)?;
+        zip.text("run_autograder", &self.run_autograder(), 0o755)
+            .map_err(fail)?;
+        zip.binary("chessgrade", &self.binary)
+            .map_err(|e| staff(&self.binary, e))?;
+        let mut packed = Packed {
+            scenarios: 0,
+            snapshots: 0,
+            without_snapshot: Vec::new(),
+            overlay_files: 0,
+            bytes: 0,
+            command: self.command(),
+        };
+        for found in &discovered.found {
+            let name = zip_name(&found.rel).ok_or_else(|| {
+                StaffError::Usage(format!(
+                    "{}: a scenario name that is not UTF-8 cannot go into the zip",
+                    found.path.display()
+                ))
+            })?;
+            zip.file(&format!("scenarios/{name}"), &found.path, 0o644)
+                .map_err(|e| staff(&found.path, e))?;
+            packed.scenarios += 1;
+            let candidates = [
+                store.path_for(&found.rel),
+                self.snapshots.join(found.rel.with_extension("expected")),
+            ];
+            let mut any = false;
+            for snap in candidates.iter().filter(|p| p.is_file()) {
+                let rel = snap.strip_prefix(&self.snapshots).ok().and_then(zip_name);
+                if let Some(rel) = rel {
+                    zip.file(&format!("snapshots/{rel}"), snap, 0o644)
+                        .map_err(|e| staff(snap, e))?;
+                    packed.snapshots += 1;
+                    any = true;
+                }
+            }
+            if !any {
+                packed.without_snapshot.push(name);
+            }
+        }
+        // The empty folder keeps `--snapshots snapshots` valid for a
+        // console course that has none.
+        zip.dir("snapshots/").map_err(fail)?;
+        if let Some(overlay) = &self.overlay {
+            zip.dir("overlay/").map_err(fail)?;
+            for entry in walkdir::WalkDir::new(overlay).sort_by_file_name() {
+                let entry = entry.map_err(|e| staff(overlay, io::Error::other(e)))?;
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                let rel = entry.path().strip_prefix(overlay).ok().and_then(zip_name);
+                let Some(rel) = rel else { continue };
+                let mode = entry
+                    .metadata()
+                    .map(|m| m.permissions().mode() & 0o777)
+                    .unwrap_or(0o644);
+                zip.file(&format!("overlay/{rel}"), entry.path(), mode)
+                    .map_err(|e| staff(entry.path(), e))?;
+                packed.overlay_files += 1;
+            }
+        }
+        zip.w.finish().map_err(|e| fail(io::Error::other(e)))?;
+        // A temporary file is private (0600); the zip is for whoever
+        // uploads it.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(fail)?;
+        let file = tmp.persist(out).map_err(|e| staff(out, e.error))?;
+        file.sync_all().map_err(fail)?;
+        packed.bytes = file.metadata().map_err(fail)?.len();
+        Ok(packed)
+    }
+
+    /// The packaged `run_autograder` script.
+    pub fn run_autograder(&self) -> String {
+        format!(
+            "#!/usr/bin/env bash\n\
+             # Written by `chessgrade package gradescope` (chessgrade {version}).\n\
+             # Grades the upload in $ROOT/submission on the packaged scenarios\n\
+             # and writes Gradescope's $ROOT/results/results.json. ROOT is\n\
+             # /autograder on Gradescope (set {var} to try it elsewhere).\n\
+             ROOT=\"${{{var}:-/autograder}}\"\n\
+             cd \"$ROOT/source\" || exit 2\n\
+             mkdir -p \"$ROOT/results\"\n\
+             {command}\n\
+             code=$?\n\
+             # 0: every scenario passed, 1: some failed; both are the student's\n\
+             # grade, in results.json. 2 is the staff's problem (its message is\n\
+             # in the log).\n\
+             if [ \"$code\" -le 1 ]; then exit 0; fi\n\
+             exit \"$code\"\n",
+            version = env!("CARGO_PKG_VERSION"),
+            var = ROOT_VARIABLE,
+            command = self.command(),
+        )
+    }
+}
+
+/// Gradescope's `setup.sh`: what the grader needs on its Ubuntu image.
+const SETUP: &str = "#!/usr/bin/env bash\n\
+# Written by `chessgrade package gradescope`: what grading needs on\n\
+# Gradescope's Ubuntu image, a C++ compiler and make for the uploads.\n\
+set -e\n\
+apt-get update\n\
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends g++ make\n\
+chmod +x \"${AUTOGRADER_ROOT:-/autograder}/source/chessgrade\" \"${AUTOGRADER_ROOT:-/autograder}/source/run_autograder\"\n";
+
+/// A path inside the zip: UTF-8, `/`-separated.
+fn zip_name(rel: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    parts.map(|p| p.join("/"))
+}
+
+/// One word for bash: as it is when it is plain, else single-quoted.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The zip being written: entries with their Unix modes, dated 1980 (no
+/// clock in the bytes).
+struct Zip {
+    w: zip::ZipWriter<File>,
+}
+
+impl Zip {
+    fn options(mode: u32) -> SimpleFileOptions {
+        SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(mode)
+            .large_file(true)
+    }
+
+    fn text(&mut self, name: &str, text: &str, mode: u32) -> io::Result<()> {
+        self.w
+            .start_file(name, Self::options(mode))
+            .map_err(io::Error::other)?;
+        self.w.write_all(text.as_bytes())
+    }
+
+    fn file(&mut self, name: &str, path: &Path, mode: u32) -> io::Result<()> {
+        let mut from = File::open(path)?;
+        self.w
+            .start_file(name, Self::options(mode))
+            .map_err(io::Error::other)?;
+        io::copy(&mut from, &mut self.w)?;
+        Ok(())
+    }
+
+    /// The grader's binary, compressed fast: a debug build is about 100 MB,
+    /// and deflate's default level spends ten times as long on it for a
+    /// few percent.
+    fn binary(&mut self, name: &str, path: &Path) -> io::Result<()> {
+        let mut from = File::open(path)?;
+        let options = Self::options(0o755).compression_level(Some(1));
+        self.w.start_file(name, options).map_err(io::Error::other)?;
+        io::copy(&mut from, &mut self.w)?;
+        Ok(())
+    }
+
+    fn dir(&mut self, name: &str) -> io::Result<()> {
+        self.w
+            .add_directory(name, Self::options(0o755))
+            .map_err(io::Error::other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(flags: &[&str]) -> GradescopeSpec {
+        GradescopeSpec {
+            scenarios: vec!["scenarios/lab3".into()],
+            root: "scenarios".into(),
+            snapshots: "snapshots".into(),
+            overlay: None,
+            flags: flags.iter().map(|f| f.to_string()).collect(),
+            binary: "chessgrade".into(),
+        }
+    }
+
+    #[test]
+    fn flags_are_passed_quoted_and_the_scripts_own_refused() {
+        let s = spec(&[
+            "--timeout",
+            "5",
+            "--cflags",
+            "-O2 -Wall",
+            "--build",
+            "make 'x'",
+        ]);
+        assert_eq!(
+            s.command(),
+            "./chessgrade grade --submission \"$ROOT/submission\" scenarios --root scenarios --snapshots snapshots --timeout 5 --cflags '-O2 -Wall' --build 'make '\\''x'\\''' --format gradescope --output \"$ROOT/results/results.json\""
+        );
+        assert!(s.check_flags().is_ok());
+        for own in ["--format", "--output=x.json", "--submission"] {
+            let err = spec(&[own]).check_flags().unwrap_err();
+            assert!(err.to_string().contains("sets"), "{err}");
+        }
+    }
+
+    #[test]
+    fn run_autograder_reads_its_root_from_the_variable() {
+        let script = spec(&[]).run_autograder();
+        assert!(script.starts_with("#!/usr/bin/env bash\n"));
+        assert!(script.contains("ROOT=\"${AUTOGRADER_ROOT:-/autograder}\"\n"));
+        assert!(script.contains("cd \"$ROOT/source\" || exit 2\n"));
+        assert!(!script.contains("--overlay"));
+    }
+}
