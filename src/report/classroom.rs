@@ -19,7 +19,7 @@
 //! messages go through [`sanitize::terminal`]. Like every renderer, this
 //! grades nothing: it lays out what the [`Report`] says.
 
-use super::fit::{self, fit};
+use super::fit;
 use super::model::{Report, Status};
 use super::sanitize;
 use serde::Serialize;
@@ -73,21 +73,16 @@ fn classroom_json_within(report: &Report, limit: usize) -> String {
         t
     };
     let room = limit.saturating_sub(300);
-    let mut left_out = 0;
-    let cuts = loop {
-        if let Some(cuts) = fit(&mut results, room, fit::compact_len::<Results>, texts) {
-            break cuts;
-        }
-        if results.tests.is_empty() {
-            break 0;
-        }
-        // Too many scenarios even without their messages: the last ones
-        // are left out, and their points with them, so what the reporter
-        // adds up stays a fair part of max_score.
-        let keep = results.tests.len() * 9 / 10;
-        left_out += results.tests.len() - keep;
-        results.tests.truncate(keep);
-    };
+    // Too many scenarios even without their messages: the last ones are
+    // left out, and their points with them, so what the reporter adds up
+    // stays a fair part of max_score.
+    let fit::Fitted { cuts, left_out } = fit::fit_or_drop(
+        &mut results,
+        room,
+        fit::compact_len::<Results>,
+        texts,
+        |r| &mut r.tests,
+    );
     if cuts > 0 {
         results.message.push_str(&format!(
             " {cuts} messages were cut to fit an environment variable; each says so."

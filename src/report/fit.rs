@@ -99,6 +99,38 @@ fn cut(text: &mut String, cap: usize) -> bool {
     true
 }
 
+/// What [`fit_or_drop`] had to do: texts cut, entries left out.
+pub(crate) struct Fitted {
+    pub cuts: usize,
+    pub left_out: usize,
+}
+
+/// [`fit`], and when even empty texts do not fit, the last tenth of
+/// `entries(value)` left out and the rest fitted again, until it fits or
+/// no entry is left: a results file holds as many scenarios as its limit
+/// allows, the first ones first.
+pub(crate) fn fit_or_drop<T, E>(
+    value: &mut T,
+    limit: usize,
+    size: Size<T>,
+    texts: Texts<T>,
+    entries: fn(&mut T) -> &mut Vec<E>,
+) -> Fitted {
+    let mut left_out = 0;
+    loop {
+        if let Some(cuts) = fit(value, limit, size, texts) {
+            return Fitted { cuts, left_out };
+        }
+        let list = entries(value);
+        if list.is_empty() {
+            return Fitted { cuts: 0, left_out };
+        }
+        let keep = list.len() * 9 / 10;
+        left_out += list.len() - keep;
+        list.truncate(keep);
+    }
+}
+
 /// How many bytes `text` takes as a JSON string's contents.
 pub(crate) fn json_len(text: &str) -> usize {
     text.chars().map(char_json_len).sum()

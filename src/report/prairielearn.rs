@@ -10,7 +10,7 @@
 //! how long its failures are, so the longest texts are cut to fit
 //! (`report::fit`), each saying so, and the top-level message too.
 
-use super::fit::{self, fit};
+use super::fit;
 use super::model::{Report, Status};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -63,20 +63,12 @@ fn prairielearn_within(report: &Report, limit: usize, out: &mut dyn Write) -> io
         t
     };
     let room = limit.saturating_sub(NOTE_ROOM);
-    let mut left_out = 0;
-    let cuts = loop {
-        if let Some(cuts) = fit(&mut results, room, fit::pretty_len::<Results>, texts) {
-            break cuts;
-        }
-        if results.tests.is_empty() {
-            break 0;
-        }
-        // More scenarios than the limit holds even without their texts:
-        // the last ones are left out (the score stays the whole run's).
-        let keep = results.tests.len() * 9 / 10;
-        left_out += results.tests.len() - keep;
-        results.tests.truncate(keep);
-    };
+    // More scenarios than the limit holds even without their texts: the
+    // last ones are left out (the score stays the whole run's).
+    let fit::Fitted { cuts, left_out } =
+        fit::fit_or_drop(&mut results, room, fit::pretty_len::<Results>, texts, |r| {
+            &mut r.tests
+        });
     if cuts > 0 {
         results.message.push_str(&format!(
             " {cuts} texts were cut to keep this file within PrairieLearn's 1 MB limit; each says so where it was cut."
