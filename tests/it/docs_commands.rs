@@ -216,6 +216,21 @@ const PERFORMANCE: &str = "docs/performance.md";
 const PLANS: &[(&str, &str, Plan)] = &[
     (
         README,
+        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        Plan::Test("gradescope_package_end_to_end"),
+    ),
+    (
+        README,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format prairielearn",
+        Plan::Test("prairielearn_format_and_entrypoint_end_to_end"),
+    ),
+    (
+        README,
+        "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | sed 's/^result=//' | base64 -d | cut -c1-92",
+        Plan::Test("classroom_format_and_workflow_end_to_end"),
+    ),
+    (
+        README,
         "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step scenarios/lab3/pawns/double_step_from_start_rows.txt",
         Plan::Readme,
     ),
@@ -1680,7 +1695,9 @@ fn gradescope_package_end_to_end() {
         "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
     );
     let c = Course::new();
-    c.run_doc(GRADING, &cmd, "", 0);
+    let out = c.run_doc(GRADING, &cmd, "", 0);
+    // The README shows the same run.
+    check_excerpt(README, &cmd, &out);
     // A correct upload: every one of the 91 Lab 3 scenarios passed, a
     // point each.
     let correct = run_packaged(&c, "autograder.zip", "correct", &submission("lab3-correct"));
@@ -1774,6 +1791,7 @@ fn prairielearn_format_and_entrypoint_end_to_end() {
     c.upload(&submission("lab3-mutant-no-double-step"), "student42");
     // Exit 1: the mutant lost points.
     let out = c.run_doc(GRADING, &cmd, "", 1);
+    check_excerpt(README, &cmd, &out);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["score"].as_f64(), Some(6.0 / 9.0));
 
@@ -1897,7 +1915,9 @@ fn classroom_format_and_workflow_end_to_end() {
         "chessgrade grade --submission student42/ scenarios/lab3/pawns --format classroom | sed 's/^result=//' | base64 -d | cut -c1-92",
     ] {
         // A pipe's status is its last command's.
-        c.run_doc(GRADING, &doc_command(GRADING, text), "", 0);
+        let out = c.run_doc(GRADING, &doc_command(GRADING, text), "", 0);
+        // The README shows the decoded one.
+        check_excerpt(README, text, &out);
     }
 
     // The workflow: the reporter reads <RUNNER>_RESULTS for its runner, the
