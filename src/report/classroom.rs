@@ -138,8 +138,21 @@ fn results(report: &Report) -> Results {
         tests: report
             .scenarios
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let passed = matches!(s.status, Status::Pass | Status::Updated);
+                if !s.shown_to_students() {
+                    return Test {
+                        name: format!("hidden scenario {}", i + 1),
+                        status: status_of(s.status),
+                        score: s.earned,
+                        message: String::new(),
+                        test_code: String::new(),
+                        filename: String::new(),
+                        line_no: 0,
+                        duration: (s.elapsed_secs * 1000.0).round() as u64,
+                    };
+                }
                 // A pass says only what a memory check noted; a failure
                 // its first mismatch, then the whole failure (the board).
                 let text = if passed {
@@ -320,6 +333,22 @@ mod tests {
                 .unwrap()
                 .contains("note: left out 1 build product")
         );
+    }
+
+    #[test]
+    fn a_hidden_scenario_keeps_its_score_and_status_not_its_name_or_failure() {
+        let mut hidden = record("secret/king_walks_into_check.txt", Status::Fail, 3);
+        hidden.visibility = "hidden".into();
+        let v = read_back(&report(vec![record("a/x.txt", Status::Pass, 2), hidden]));
+        let text = v.to_string();
+        assert!(!text.contains("king_walks"), "{text}");
+        let t = &v["tests"][1];
+        assert_eq!(t["name"], "hidden scenario 2");
+        assert_eq!(t["status"], "fail");
+        assert_eq!(t["score"], 0);
+        assert_eq!(t["message"], "");
+        assert_eq!(t["test_code"], "");
+        assert_eq!(v["max_score"], 5);
     }
 
     #[test]

@@ -109,6 +109,15 @@ pub struct ScenarioRecord {
 }
 
 impl ScenarioRecord {
+    /// Whether students may see this scenario's details now: only a
+    /// `visible` one. Platforms without Gradescope's visibility settings
+    /// (PrairieLearn, GitHub Classroom) show students every test at once,
+    /// so their renderers keep a hidden scenario's points and verdict and
+    /// leave out its name and failure.
+    pub fn shown_to_students(&self) -> bool {
+        self.visibility == "visible"
+    }
+
     /// The memory check's findings as note lines (none when unchecked or clean).
     pub fn memory_notes(&self) -> Vec<String> {
         self.memory

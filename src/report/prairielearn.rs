@@ -139,8 +139,19 @@ fn results(report: &Report) -> Results {
         tests: report
             .scenarios
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let passed = matches!(s.status, Status::Pass | Status::Updated);
+                if !s.shown_to_students() {
+                    return Test {
+                        name: format!("hidden scenario {}", i + 1),
+                        description: String::new(),
+                        points: s.earned,
+                        max_points: s.points,
+                        message: if passed { "passed" } else { "failed" }.to_string(),
+                        output: String::new(),
+                    };
+                }
                 let first = s.message.lines().next().unwrap_or("");
                 Test {
                     name: s.name.clone(),
@@ -210,6 +221,29 @@ mod tests {
         let text = String::from_utf8(buf).expect("UTF-8");
         let v = serde_json::from_str(&text).expect("valid JSON");
         (text, v)
+    }
+
+    #[test]
+    fn a_hidden_scenario_keeps_its_points_and_verdict_not_its_name_or_failure() {
+        let mut hidden = record("secret/king_walks_into_check.txt", Status::Fail, 2, None);
+        hidden.visibility = "hidden".into();
+        let mut later = record("later/x.txt", Status::Pass, 1, None);
+        later.visibility = "after_due_date".into();
+        let r = report(vec![hidden, later], Vec::new());
+        let (text, v) = render(&r, LIMIT);
+        assert!(!text.contains("king_walks"), "{text}");
+        assert!(!text.contains("board:"), "{text}");
+        let t = &v["tests"][0];
+        assert_eq!(t["name"], "hidden scenario 1");
+        assert_eq!(t["message"], "failed");
+        assert_eq!(t["output"], "");
+        assert_eq!(
+            (t["points"].as_u64(), t["max_points"].as_u64()),
+            (Some(0), Some(2))
+        );
+        assert_eq!(v["tests"][1]["name"], "hidden scenario 2");
+        assert_eq!(v["tests"][1]["message"], "passed");
+        assert_eq!(v["points"], 1);
     }
 
     #[test]
