@@ -665,3 +665,64 @@ fn a_closed_stdout_does_not_stop_a_class() {
         assert!(reports.path().join(format!("{s}.txt")).is_file(), "{s}");
     }
 }
+
+/// PrairieLearn's and Classroom's formats are a student's: with `--class`
+/// each member gets its own file in `--output-dir` (`<name>.json`,
+/// `<name>.out`), and a class-wide `--output` in them is a staff error.
+/// Empty uploads: nothing is compiled, each scenario is `not_recognised`.
+#[test]
+fn platform_formats_write_one_file_per_member() {
+    let members = [("amy", Upload::Nothing), ("bo", Upload::Nothing)];
+    let pl = ClassRun::grade(
+        &members,
+        &[
+            "scenarios/lab3/pawns",
+            "-q",
+            "--format",
+            "prairielearn",
+            "--output-dir",
+            "{out}/pl",
+        ],
+    );
+    assert_eq!(pl.code, Some(1), "{}{}", pl.stdout, pl.stderr);
+    for name in ["amy", "bo"] {
+        let v: serde_json::Value = serde_json::from_str(&pl.read(&format!("pl/{name}.json")))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(v["score"], 0.0, "{v}");
+        assert_eq!(v["max_points"], 9, "{v}");
+        assert_eq!(v["tests"].as_array().unwrap().len(), 9, "{v}");
+    }
+    let room = ClassRun::grade(
+        &members,
+        &[
+            "scenarios/lab3/pawns",
+            "-q",
+            "--format",
+            "classroom",
+            "--output-dir",
+            "{out}/room",
+        ],
+    );
+    assert_eq!(room.code, Some(1), "{}{}", room.stdout, room.stderr);
+    let line = room.read("room/amy.out");
+    assert!(
+        line.starts_with("result=") && line.lines().count() == 1,
+        "{line}"
+    );
+    let refused = ClassRun::grade(
+        &members,
+        &[
+            "scenarios/lab3/pawns",
+            "--format",
+            "classroom",
+            "--output",
+            "{out}/all.out",
+        ],
+    );
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--output-dir"),
+        "{}",
+        refused.stderr
+    );
+}
