@@ -119,13 +119,7 @@ fn results(report: &Report) -> Results {
     } else {
         "pass"
     };
-    let mut message = format!(
-        "{} of {} scenarios passed; {} / {} points.",
-        t.passed,
-        report.scenarios.len(),
-        t.points,
-        t.possible
-    );
+    let mut message = report.summary_line();
     for note in &report.notes {
         message.push_str("\nnote: ");
         message.push_str(&sanitize::terminal(note));
@@ -140,10 +134,10 @@ fn results(report: &Report) -> Results {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let passed = matches!(s.status, Status::Pass | Status::Updated);
+                let passed = s.passed();
                 if !s.shown_to_students() {
                     return Test {
-                        name: format!("hidden scenario {}", i + 1),
+                        name: s.name_for_students(i),
                         status: status_of(s.status),
                         score: s.earned,
                         message: String::new(),

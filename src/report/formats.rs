@@ -39,13 +39,7 @@ pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         visibility: &'a str,
     }
     let totals = report.totals();
-    let mut output = format!(
-        "{} of {} scenarios passed; {} / {} points.",
-        totals.passed,
-        report.scenarios.len(),
-        totals.points,
-        totals.possible
-    );
+    let mut output = report.summary_line();
     for note in &report.notes {
         output.push_str(&format!("\nnote: {note}"));
     }
@@ -62,11 +56,7 @@ pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 number: (i + 1).to_string(),
                 score: s.earned as f64,
                 max_score: s.points as f64,
-                status: if matches!(s.status, Status::Pass | Status::Updated) {
-                    "passed"
-                } else {
-                    "failed"
-                },
+                status: if s.passed() { "passed" } else { "failed" },
                 output: s.details.clone(),
                 visibility: &s.visibility,
             })

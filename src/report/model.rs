@@ -118,6 +118,21 @@ impl ScenarioRecord {
         self.visibility == "visible"
     }
 
+    /// Whether it counts as passed (a pass, or a snapshot just written).
+    pub fn passed(&self) -> bool {
+        matches!(self.status, Status::Pass | Status::Updated)
+    }
+
+    /// Its name where students read every test: its own when shown, else
+    /// `hidden scenario N` (`index` counted from 0).
+    pub fn name_for_students(&self, index: usize) -> String {
+        if self.shown_to_students() {
+            self.name.clone()
+        } else {
+            format!("hidden scenario {}", index + 1)
+        }
+    }
+
     /// The memory check's findings as note lines (none when unchecked or clean).
     pub fn memory_notes(&self) -> Vec<String> {
         self.memory
@@ -148,6 +163,19 @@ pub struct Totals {
 }
 
 impl Report {
+    /// The run in one line, as the platforms' files open with it:
+    /// `6 of 9 scenarios passed; 6 / 9 points.`
+    pub fn summary_line(&self) -> String {
+        let t = self.totals();
+        format!(
+            "{} of {} scenarios passed; {} / {} points.",
+            t.passed,
+            self.scenarios.len(),
+            t.points,
+            t.possible
+        )
+    }
+
     pub fn new(
         subject: impl Into<String>,
         partition: Option<String>,

@@ -11,7 +11,7 @@
 //! (`report::fit`), each saying so, and the top-level message too.
 
 use super::fit;
-use super::model::{Report, Status};
+use super::model::Report;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -119,13 +119,7 @@ fn results(report: &Report) -> Results {
         "The upload did not build; the compiler's message is below. This attempt is not graded."
             .to_string()
     } else {
-        format!(
-            "{} of {} scenarios passed; {} / {} points.",
-            t.passed,
-            report.scenarios.len(),
-            t.points,
-            t.possible
-        )
+        report.summary_line()
     };
     let output: Vec<String> = report.notes.iter().map(|n| format!("note: {n}")).collect();
     Results {
@@ -141,10 +135,10 @@ fn results(report: &Report) -> Results {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let passed = matches!(s.status, Status::Pass | Status::Updated);
+                let passed = s.passed();
                 if !s.shown_to_students() {
                     return Test {
-                        name: format!("hidden scenario {}", i + 1),
+                        name: s.name_for_students(i),
                         description: String::new(),
                         points: s.earned,
                         max_points: s.points,
@@ -173,7 +167,7 @@ fn results(report: &Report) -> Results {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{REPORT_VERSION, ScenarioRecord};
+    use crate::report::model::{REPORT_VERSION, ScenarioRecord, Status};
 
     fn record(name: &str, status: Status, points: u32, class: Option<&str>) -> ScenarioRecord {
         ScenarioRecord {

@@ -16,13 +16,10 @@ fn read(path: &Path) -> String {
 
 /// docs/*.md, the book's chapters and SUMMARY.md.
 fn book_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    files.sort();
-    files
+    crate::helpers::book_chapters()
+        .iter()
+        .map(|d| root().join(d))
+        .collect()
 }
 
 /// Lines outside fenced blocks.

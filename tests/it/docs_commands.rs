@@ -78,13 +78,7 @@ struct DocLine {
 
 /// README.md and docs/*.md, in that order.
 fn docs() -> Vec<String> {
-    let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
-        .collect();
-    docs.sort();
+    let mut docs = crate::helpers::book_chapters();
     docs.insert(0, "README.md".to_string());
     docs
 }

@@ -27,6 +27,19 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The book's chapters, `docs/*.md` (SUMMARY.md too), sorted, as paths
+/// relative to the project.
+pub fn book_chapters() -> Vec<String> {
+    let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    docs.sort();
+    docs
+}
+
 /// The built `chessgrade`.
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_chessgrade")

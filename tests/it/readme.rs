@@ -216,13 +216,7 @@ fn readme_excerpts_match_real_runs() {
 /// its excerpts, or stops being checked, fails here).
 #[test]
 fn the_books_excerpts_match_real_runs() {
-    let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
-        .collect();
-    docs.sort();
+    let docs = crate::helpers::book_chapters();
     let counts: Vec<(String, usize)> = docs.iter().map(|d| (d.clone(), check(d))).collect();
     let count = |doc: &str| counts.iter().find(|(d, _)| d == doc).map_or(0, |(_, n)| *n);
     // grade, explain x2, trace.
