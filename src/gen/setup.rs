@@ -694,6 +694,11 @@ fn back_row_mate(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made>
     let side = l.turn;
     let enemy = side.opponent();
     let (rows, cols) = (l.dims.rows() as i64, l.dims.cols() as i64);
+    // The mater needs a column two away from the king's, which a board of
+    // fewer than four columns does not have (the search below would never end).
+    if cols < 4 {
+        return None;
+    }
     let (home, front, mirror) = if enemy == Color::Black {
         (0, 1, 1)
     } else {
@@ -749,4 +754,35 @@ fn stalemate(rng: &mut Rng, rules: RuleSetId, mut l: Layout) -> Option<Made> {
     l.put(flip_r(rows - 1), flip_c(1), Piece::new(side, Role::Queen))?;
     let what = format!("{} can stalemate in one", side.name());
     l.legal(rules).then_some((l, what, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_back_row_mate_on_too_few_columns_is_no_setup_not_a_hang() {
+        for cols in 1..=3 {
+            for rows in 1..=8 {
+                let dims = Dims::new(rows, cols).unwrap();
+                for seed in 0..20 {
+                    let l = Layout::new(dims, Color::White);
+                    assert!(
+                        back_row_mate(&mut Rng::new(seed), RuleSetId::Lab3, l).is_none(),
+                        "{rows}x{cols}"
+                    );
+                }
+            }
+        }
+        // Four columns are enough for one (some seed makes it).
+        let dims = Dims::new(6, 4).unwrap();
+        assert!((0..200).any(|seed| {
+            back_row_mate(
+                &mut Rng::new(seed),
+                RuleSetId::Lab3,
+                Layout::new(dims, Color::White),
+            )
+            .is_some()
+        }));
+    }
 }
