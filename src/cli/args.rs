@@ -495,18 +495,11 @@ pub enum Format {
 }
 
 impl Format {
-    /// The name `--format` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Human => "human",
-            Format::Json => "json",
-            Format::Junit => "junit",
-            Format::Gradescope => "gradescope",
-            Format::Github => "github",
-            Format::Html => "html",
-            Format::Prairielearn => "prairielearn",
-            Format::Classroom => "classroom",
-        }
+    /// The name `--format` takes (clap's, from the variant).
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
     }
 
     /// One subject's report only: a class gets one file per member

@@ -188,12 +188,8 @@ impl GradescopeSpec {
             zip.file(&format!("scenarios/{name}"), &found.path, 0o644)
                 .map_err(|e| staff(&found.path, e))?;
             packed.scenarios += 1;
-            let candidates = [
-                store.path_for(&found.rel),
-                self.snapshots.join(found.rel.with_extension("expected")),
-            ];
             let mut any = false;
-            for snap in candidates.iter().filter(|p| p.is_file()) {
+            for snap in store.files_for(&found.rel).iter().filter(|p| p.is_file()) {
                 let rel = snap.strip_prefix(&self.snapshots).ok().and_then(zip_name);
                 if let Some(rel) = rel {
                     zip.file(&format!("snapshots/{rel}"), snap, 0o644)

@@ -27,7 +27,7 @@ pub(crate) type Texts<T> = fn(&mut T) -> Vec<&mut String>;
 /// `limit`. Returns how many texts were cut, or `None` when even empty
 /// texts would not fit (the rest of the value is over the limit by
 /// itself; the caller drops whole entries).
-pub(crate) fn fit<T>(value: &mut T, limit: usize, size: Size<T>, texts: Texts<T>) -> Option<usize> {
+fn fit<T>(value: &mut T, limit: usize, size: Size<T>, texts: Texts<T>) -> Option<usize> {
     let mut cuts = 0;
     // Each round measures the whole value again, so whatever the layout
     // adds around a text (indentation, separators) is counted; one round

@@ -149,6 +149,16 @@ impl SnapshotStore {
         self.dir.join(format!("{NAME}@{rel}.snap"))
     }
 
+    /// The files that may hold `rel`'s snapshot, in the order they are
+    /// read: its `.snap` file, then a bare trace at `<rel minus
+    /// extension>.expected` (the layout of the course corpus's answers).
+    pub fn files_for(&self, rel: &Path) -> [PathBuf; 2] {
+        [
+            self.path_for(rel),
+            self.dir.join(rel.with_extension("expected")),
+        ]
+    }
+
     /// Pairs of scenarios (indices into `rels`) whose snapshots would be
     /// the same file: each later one with the first that took the name.
     pub fn clashes<'a>(&self, rels: impl IntoIterator<Item = &'a Path>) -> Vec<(usize, usize)> {
@@ -181,7 +191,7 @@ impl SnapshotStore {
 
     /// Whether a snapshot for `rel` exists (either layout), without reading it.
     pub fn has(&self, rel: &Path) -> bool {
-        self.path_for(rel).exists() || self.dir.join(rel.with_extension("expected")).exists()
+        self.files_for(rel).iter().any(|p| p.exists())
     }
 
     /// The folder the snapshots are in.
@@ -189,16 +199,12 @@ impl SnapshotStore {
         &self.dir
     }
 
-    /// Reads the snapshot for `rel`; `Ok(None)` when there is none yet.
-    /// Besides `.snap` files, a bare trace at `<rel minus extension>.expected`
-    /// is accepted: the layout of the course corpus's answers.
+    /// Reads the snapshot for `rel` (the first of [`Self::files_for`]
+    /// that exists); `Ok(None)` when there is none yet.
     /// Only regular files are read, and only up to the trace size cap
     /// (plus room for the header).
     pub fn load(&self, rel: &Path) -> std::io::Result<Option<Snapshot>> {
-        for path in [
-            self.path_for(rel),
-            self.dir.join(rel.with_extension("expected")),
-        ] {
+        for path in self.files_for(rel) {
             match std::fs::metadata(&path) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
