@@ -338,7 +338,7 @@ fn a_folder_file_replaces_its_family_below_it() {
     let book = RuleBook::new(Some(&root), &[]).unwrap();
     let at = |p: &str, named: Option<&str>| {
         let path = dir.path().join(p);
-        book.for_scenario(&path).resolve(named).unwrap()
+        book.for_scenario(&path).resolve(named).unwrap().rules
     };
     // Below s/: s/rules.toml for lab3 scenarios, the nearest file first.
     assert!(at("s/a/x.txt", None).en_passant);
@@ -373,11 +373,12 @@ fn rules_flags_replace_their_family_and_disagreements_are_errors() {
     let book = RuleBook::new(Some(d), &[d.join("flag.toml"), d.join("std.toml")]).unwrap();
     let (xp, yp, zp) = (d.join("s/x.txt"), d.join("t/y.txt"), d.join("u/z.txt"));
     let x = book.for_scenario(&xp);
-    assert!(x.resolve(None).unwrap().en_passant);
-    assert!(!x.resolve(Some("standard")).unwrap().en_passant);
+    assert!(x.resolve(None).unwrap().rules.en_passant);
+    assert!(!x.resolve(Some("standard")).unwrap().rules.en_passant);
     assert!(
         x.resolve(Some("cuhk"))
             .unwrap()
+            .rules
             .same_rules(&RuleSet::cuhk())
     );
     // A folder file and a flag that disagree: the scenario's error.
@@ -390,7 +391,7 @@ fn rules_flags_replace_their_family_and_disagreements_are_errors() {
     }
     // Agreeing ones (the same rules under another name) are fine.
     let z = book.for_scenario(&zp);
-    assert!(z.resolve(None).unwrap().en_passant);
+    assert!(z.resolve(None).unwrap().rules.en_passant);
     // Two flags for one family: the staff's error before anything runs.
     let e = RuleBook::new(None, &[d.join("flag.toml"), d.join("same.toml")]).unwrap_err();
     assert!(e.message.contains("two --rules files for the lab3"), "{e}");
@@ -414,9 +415,12 @@ fn a_scenario_names_a_file_beside_it_or_under_the_root() {
     let book = RuleBook::new(Some(&root), &[]).unwrap();
     let (xp, yp) = (dir.path().join("s/v/x.txt"), dir.path().join("s/w/y.txt"));
     let x = book.for_scenario(&xp);
-    assert!(x.resolve(Some("capa.toml")).unwrap().knows(Role::A));
+    assert!(x.resolve(Some("capa.toml")).unwrap().rules.knows(Role::A));
     let y = book.for_scenario(&yp);
-    assert_eq!(y.resolve(Some("common.toml")).unwrap().id, RuleSetId::Jhu);
+    assert_eq!(
+        y.resolve(Some("common.toml")).unwrap().rules.id,
+        RuleSetId::Jhu
+    );
     match y.resolve(Some("nope.toml")) {
         Err(RulesError::Here(m)) => assert!(m.contains("no rule file `nope.toml`"), "{m}"),
         other => panic!("{other:?}"),
