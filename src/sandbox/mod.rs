@@ -53,10 +53,12 @@
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
 mod disk;
+mod headroom;
 mod jail;
 mod sweep;
 
 pub use disk::{DiskBound, DiskMount, DiskReached, DiskUse, Scratch, enter_own_mount_namespace};
+pub use headroom::{GraderFault, Headroom, disk_full, said};
 pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 

@@ -209,6 +209,55 @@ fn an_engine_that_floods_its_folder_hits_the_disk_limit() {
     }
 }
 
+/// An engine whose write fails at the bound and that goes on as if
+/// nothing happened, answering a call wrongly: the failure is the disk
+/// limit's, not a wrong answer (issue 37).
+#[test]
+fn a_wrong_answer_after_the_folder_filled_is_the_disk_limits() {
+    if !disk_bounded() {
+        return;
+    }
+    let hostile = root().join("tests/fixtures/hostile");
+    let area = Area::new();
+    let json = area.path("out/report.json");
+    let run = chessgrade_as(
+        None,
+        &area.path("tmp"),
+        &[
+            "grade",
+            "--root",
+            hostile.join("scenarios").to_str().unwrap(),
+            "--snapshots",
+            hostile.join("snapshots").to_str().unwrap(),
+            "--disk",
+            "2",
+            "--format",
+            "json",
+            "--output",
+            json.to_str().unwrap(),
+            hostile.join("scenarios").to_str().unwrap(),
+            "--engine",
+            "--",
+            "python3",
+            hostile.join("engine.py").to_str().unwrap(),
+            "disk-then-wrong-answer",
+        ],
+    )
+    .output()
+    .unwrap();
+    let human = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{human}");
+    assert!(
+        human.contains(
+            "disk limit: its folder reached the disk bound (2 MiB, 4096 files): 2 MiB in 1 file; then a call did not match the expected answer"
+        ),
+        "{human}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["scenarios"][0]["class"], "disk_limit", "{report}");
+}
+
 /// The disk limit is a class of its own in every report format.
 #[test]
 fn the_disk_limit_is_named_in_every_report_format() {
@@ -550,7 +599,7 @@ fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("disk unbounded"), "{stderr}");
     assert!(
-        stderr.contains("missing: a bounded disk (the grader could not mount a tmpfs"),
+        stderr.contains("; a bounded disk (the grader could not mount a tmpfs"),
         "{stderr}"
     );
     assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
@@ -632,4 +681,143 @@ fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
             "{who}: left behind"
         );
     }
+}
+
+/// A tmpfs of `size` the test mounts on `dir` (as root), detached when
+/// dropped: a small disk of the grader's own to fill.
+struct SmallDisk<'a> {
+    dir: &'a Path,
+}
+
+impl<'a> SmallDisk<'a> {
+    fn mount(dir: &'a Path, size: &str) -> SmallDisk<'a> {
+        std::fs::create_dir_all(dir).unwrap();
+        let done = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0777"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(done.success(), "mount a tmpfs on {}", dir.display());
+        SmallDisk { dir }
+    }
+
+    fn resize(&self, size: &str) {
+        let done = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(self.dir)
+            .status()
+            .unwrap();
+        assert!(done.success());
+    }
+}
+
+impl Drop for SmallDisk<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.dir).status();
+    }
+}
+
+/// The kinds of the entries of a build cache's `builds/` folder.
+fn build_entries(cache: &Path) -> Vec<String> {
+    std::fs::read_dir(cache.join("chessgrade/builds"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter_map(|e| crate::helpers::cache_entry_kind(&e.path()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Issue 37: the grader's own disk fills up during a build (its temporary
+/// folder on a tmpfs of 1.2 MiB, a Lab 3 build needs about 4; the grader
+/// without `CAP_SYS_ADMIN`, as in a container, so that its build folders
+/// are not tmpfs of their own but folders of that disk). A class of two
+/// correct uploads: the run is the staff's (exit 2, naming the full disk),
+/// no member's scenario is a compile error (each is `not_graded`), and no
+/// build is cached. With room again, the regrade builds both and each
+/// earns its point.
+#[test]
+fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipping: mounting the small disk needs root");
+        return;
+    }
+    let area = Area::new();
+    let small = area.path("small");
+    let disk = SmallDisk::mount(&small, "1200k");
+    let tmp = small.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let class = area.path("class");
+    for name in ["ada", "bob"] {
+        copy_dir(
+            &root().join("tests/fixtures/submissions/lab3-correct"),
+            &class.join(name),
+        );
+        // Two builds of their own (the same files would share one).
+        std::fs::write(class.join(name).join("NOTES.txt"), name).unwrap();
+    }
+    let json = area.path("out/class.json");
+    let grade = || {
+        let mut command = Command::new("setpriv");
+        command
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .args([
+                "grade",
+                "--class",
+                class.to_str().unwrap(),
+                "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+                "--jobs",
+                "1",
+                "--color",
+                "never",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+            ])
+            .env("TMPDIR", &tmp)
+            .env("XDG_CACHE_HOME", area.path("cache"))
+            .current_dir(root());
+        command.output().unwrap()
+    };
+    let full = grade();
+    let stdout = String::from_utf8_lossy(&full.stdout);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert_eq!(full.status.code(), Some(2), "{stdout}{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("the grader ran short, not the upload: the grader's disk is full"),
+        "{said}"
+    );
+    assert!(!said.contains("compile error"), "{said}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for member in report["submissions"].as_array().unwrap() {
+        let scenario = &member["scenarios"][0];
+        assert_eq!(scenario["class"], "not_graded", "{member}");
+    }
+    assert_eq!(build_entries(&area.path("cache")), Vec::<String>::new());
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+
+    // Room again: built (nothing was cached), each earns its point.
+    disk.resize("64m");
+    let again = grade();
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{stdout}{again:?}");
+    for name in ["ada", "bob"] {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        assert_eq!(row.split_whitespace().nth(1), Some("1/1"), "{stdout}");
+    }
+    assert_eq!(build_entries(&area.path("cache")), ["program", "program"]);
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
 }
