@@ -55,6 +55,7 @@
 mod disk;
 mod headroom;
 mod jail;
+mod seccomp;
 mod sweep;
 
 pub use disk::{DiskBound, DiskMount, DiskReached, DiskUse, Scratch, enter_own_mount_namespace};

@@ -305,7 +305,7 @@ fn hostile_class_as(
     assert!(stdout.contains("isolation: landlock abi"), "{stdout}");
     if uid.is_some() {
         assert!(
-            stdout.contains(", no network, the grader's uid"),
+            stdout.contains(", no network, seccomp, the grader's uid"),
             "{stdout}"
         );
     }
