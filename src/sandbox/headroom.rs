@@ -77,7 +77,7 @@ impl Headroom {
         }
         // A bounded folder is a filesystem of its own: full there is the
         // run's bound, which the caller judged.
-        if dir.bound().is_none()
+        if !dir.mounted()
             && let Some(full) = disk_full(dir.path())
         {
             return Some(full);

@@ -153,9 +153,7 @@ impl Isolation {
             missing.push("a uid of their own (the grader is root and could not drop it)");
         }
         if self.disk.is_none() {
-            missing.push(
-                "a bounded disk (the grader could not mount a tmpfs: no CAP_SYS_ADMIN, or no user namespace)",
-            );
+            missing.push("a bounded disk");
         }
         missing
     }
@@ -172,6 +170,9 @@ impl Isolation {
     /// is missing.
     pub fn describe(&self, disk: &super::DiskBound) -> String {
         match self.disk {
+            Some(super::DiskMount::Watched) => {
+                format!("{}, disk {disk} (watched)", Mechanisms(self))
+            }
             Some(_) => format!("{}, disk {disk}", Mechanisms(self)),
             None => format!("{}, disk unbounded", Mechanisms(self)),
         }
@@ -680,6 +681,16 @@ mod tests {
             "landlock abi 7, no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files"
         );
         assert!(docker.complete());
+        // A container that cannot mount: the grader counts the folders.
+        let watched = Isolation {
+            disk: Some(super::super::DiskMount::Watched),
+            ..docker
+        };
+        assert_eq!(
+            watched.to_string(),
+            "landlock abi 7, no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files (watched)"
+        );
+        assert!(watched.complete());
         let old = Isolation {
             landlock_abi: Some(4),
             netns: None,

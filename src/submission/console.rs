@@ -188,6 +188,7 @@ fn lay_out(
     upload
         .copy_into(root, how.case)
         .map_err(|e| super::copy_failed(&e, tmp))?;
+    super::upload_fits(tmp)?;
     let mut replaced = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {

@@ -186,6 +186,7 @@ fn build(
     upload
         .copy_into(&copy, options.case)
         .map_err(|e| super::copy_failed(&e, &tmp))?;
+    super::upload_fits(&tmp)?;
     let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
     let includes = Includes {
         root: &copy,

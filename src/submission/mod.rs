@@ -217,6 +217,22 @@ pub(crate) fn copy_failed(e: &std::io::Error, dir: &sandbox::Scratch) -> BuildEr
     }
 }
 
+/// The upload as copied into its build's folder `dir`, checked against the
+/// folder's bound: a folder the grader only watches (no tmpfs of its own)
+/// took the copy whole, so an upload larger than `--disk` is found here,
+/// as a tmpfs would have refused it (the student's).
+pub(crate) fn upload_fits(dir: &sandbox::Scratch) -> Result<(), BuildError> {
+    match (dir.bound(), dir.usage()) {
+        (Some(bound), Some(used)) if used.bytes > bound.bytes || used.files > bound.files => {
+            Err(BuildError::Compile(format!(
+                "disk limit: the upload does not fit its build's folder ({}; --disk, --disk-files)",
+                sandbox::DiskReached { bound, used }.describe("the build's")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A build's folder that could not be made: out of space (or files), the
 /// grader's disk ([`BuildError::Grader`], built again once); anything else
 /// the staff's.

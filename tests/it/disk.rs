@@ -571,14 +571,17 @@ fn an_upload_larger_than_its_build_folder_does_not_fit() {
 }
 
 /// A grader that cannot mount (root without `CAP_SYS_ADMIN`, as in a
-/// container that lacks it) says the disk is unbounded, and
-/// `--require-isolation` refuses to grade there, naming what is missing.
+/// container that lacks it) bounds its folders by watching them (issue
+/// 37): the isolation line says so, `--require-isolation` grades, and an
+/// engine that floods its folder is stopped at the bound (plus what it
+/// writes between two counts) as `disk_limit`, nothing left behind.
 #[test]
-fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
+fn a_grader_that_cannot_mount_watches_its_folders_instead() {
     if !nix::unistd::geteuid().is_root() || !disk_bounded() {
-        eprintln!("skipping: needs a root grader that bounds the disk, to take it away");
+        eprintln!("skipping: needs a root grader, to take CAP_SYS_ADMIN away");
         return;
     }
+    let hostile = root().join("tests/fixtures/hostile");
     let area = Area::new();
     let run = Command::new("setpriv")
         .arg("--bounding-set=-sys_admin")
@@ -595,14 +598,55 @@ fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
         .current_dir(root())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("disk unbounded"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}{run:?}");
     assert!(
-        stderr.contains("; a bounded disk (the grader could not mount a tmpfs"),
-        "{stderr}"
+        stdout.contains("no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files (watched)"),
+        "{stdout}"
     );
     assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+    for behaviour in ["disk-many-files", "disk-inode-flood"] {
+        let json = area.path("out/report.json");
+        let run = Command::new("setpriv")
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .args([
+                "grade",
+                "--root",
+                hostile.join("scenarios").to_str().unwrap(),
+                "--snapshots",
+                hostile.join("snapshots").to_str().unwrap(),
+                "--disk",
+                "4",
+                "--disk-files",
+                "200",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+                hostile.join("scenarios").to_str().unwrap(),
+                "--engine",
+                "--",
+                "python3",
+                hostile.join("engine.py").to_str().unwrap(),
+                behaviour,
+            ])
+            .env("TMPDIR", area.path("tmp"))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let scenario = &report["scenarios"][0];
+        assert_eq!(scenario["class"], "disk_limit", "{behaviour}: {report}");
+        let message = scenario["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
+            "{behaviour}: {message}"
+        );
+        assert_eq!(run.status.code(), Some(1), "{behaviour}: {run:?}");
+        assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+    }
 }
 
 /// Issue 30's upload itself: a correct Lab 3 upload plus a static
