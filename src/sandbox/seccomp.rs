@@ -22,6 +22,12 @@
 //!   `keyctl`, `add_key`, `request_key`, `bpf`, `perf_event_open`,
 //!   `userfaultfd`, `io_uring_*` (whose operations would not pass through
 //!   this filter), `open_by_handle_at`, `name_to_handle_at`;
+//! - **no signal to the grader**: `kill` of its pid, its process group or
+//!   every process (`-1`), `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo`
+//!   and `pidfd_open` of its pid, and `tkill` altogether (its threads' ids
+//!   are not known ahead, and a SIGKILL to one ends it): where neither
+//!   Landlock's signal scoping (ABI 6) nor a uid of the sandbox's own
+//!   keeps a process from the grader, the grader still survives it;
 //! - **no mount and no namespace**: `mount`, `umount2`, the new mount API,
 //!   `pivot_root`, `chroot`, `unshare`, `setns`, and `clone` with any
 //!   `CLONE_NEW*` flag (`clone3` answers `ENOSYS`, as in Docker, so the C
@@ -98,6 +104,47 @@ const REFUSED_X32: &[i64] = &[
     540, // process_vm_writev
 ];
 
+/// A rule matching a call whose argument `index` (an `int`: a pid) is
+/// `value`.
+fn arg_is(index: u8, value: i32) -> Result<SeccompRule, seccompiler::BackendError> {
+    SeccompRule::new(vec![SeccompCondition::new(
+        index,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        value as u32 as u64,
+    )?])
+}
+
+/// The calls that would signal the grader: `kill` of its pid, of its
+/// process group or of everything (`-1`); `tgkill`, `rt_sigqueueinfo`,
+/// `rt_tgsigqueueinfo` and `pidfd_open` of its pid; `tkill` of any thread
+/// (a SIGKILL to one of the grader's threads, whose ids are not known
+/// ahead, ends it; the C library signals with `tgkill`).
+fn signalling_the_grader() -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
+    let me = std::process::id() as i32;
+    let group = nix::unistd::getpgrp().as_raw();
+    let mut rules = BTreeMap::new();
+    rules.insert(
+        libc::SYS_kill,
+        vec![arg_is(0, me)?, arg_is(0, -group)?, arg_is(0, -1)?],
+    );
+    for call in [
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
+        libc::SYS_pidfd_open,
+    ] {
+        rules.insert(call, vec![arg_is(0, me)?]);
+    }
+    rules.insert(libc::SYS_tkill, Vec::new());
+    let x32: Vec<(i64, Vec<SeccompRule>)> = rules
+        .iter()
+        .map(|(&nr, r)| (nr | X32_BIT, r.clone()))
+        .collect();
+    rules.extend(x32);
+    Ok(rules)
+}
+
 /// The filters, built once: `(whether ptrace is allowed, the filters)`.
 fn filters(ptrace: bool) -> &'static [BpfProgram] {
     static PLAIN: OnceLock<Vec<BpfProgram>> = OnceLock::new();
@@ -154,6 +201,7 @@ fn build(ptrace: bool) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
     let no_clone3 = clone3.iter().map(|&nr| (nr, Vec::new())).collect();
     Ok(vec![
         refusing(refused, libc::EPERM)?,
+        refusing(signalling_the_grader()?, libc::EPERM)?,
         refusing(no_socket, libc::EACCES)?,
         refusing(no_clone3, libc::ENOSYS)?,
     ])
@@ -203,8 +251,8 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_both_kinds_of_run() {
-        assert_eq!(filters(false).len(), 3);
-        assert_eq!(filters(true).len(), 3);
+        assert_eq!(filters(false).len(), 4);
+        assert_eq!(filters(true).len(), 4);
         assert!(filters(false)[0].len() > filters(true)[0].len());
     }
 }

@@ -13,7 +13,7 @@
 //! hold more than their bounds, nothing reaches the real disk, and nothing is
 //! left behind.
 
-use crate::helpers::{bin, copy_dir, root};
+use crate::helpers::{bin, copy_dir, jail, jailed, root};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -864,4 +864,68 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
     }
     assert_eq!(build_entries(&area.path("cache")), ["program", "program"]);
     assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+}
+
+/// Issue 37: inside the jail (Docker's seccomp profile and capabilities: no
+/// mount), variants A and B, as root and as a CI runner's user (65534),
+/// the grader watches its folders: an engine that floods its folder (many
+/// files of 1 MiB, empty files) is `disk_limit` at the bound, as unjailed,
+/// and nothing is left in the grader's temporary folder.
+#[test]
+fn in_a_container_the_disk_stays_bounded() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    let hostile = root().join("tests/fixtures/hostile");
+    for variant in ['A', 'B'] {
+        for user in [None, Some(65534)] {
+            for behaviour in ["disk-many-files", "disk-inode-flood"] {
+                let who = format!("{behaviour} in variant {variant} as {user:?}");
+                let area = Area::new();
+                let json = area.path("out/report.json");
+                let command = chessgrade_as(
+                    None,
+                    &area.path("tmp"),
+                    &[
+                        "grade",
+                        "--root",
+                        hostile.join("scenarios").to_str().unwrap(),
+                        "--snapshots",
+                        hostile.join("snapshots").to_str().unwrap(),
+                        "--disk",
+                        "4",
+                        "--disk-files",
+                        "200",
+                        "--format",
+                        "json",
+                        "--output",
+                        json.to_str().unwrap(),
+                        hostile.join("scenarios").to_str().unwrap(),
+                        "--engine",
+                        "--",
+                        "python3",
+                        hostile.join("engine.py").to_str().unwrap(),
+                        behaviour,
+                    ],
+                );
+                let run = jailed(&jail, variant, user, &command).output().unwrap();
+                let human = String::from_utf8_lossy(&run.stdout);
+                assert_eq!(run.status.code(), Some(1), "{who}: {human}{run:?}");
+                assert!(
+                    human.contains("disk 4 MiB, 200 files (watched)"),
+                    "{who}: {human}"
+                );
+                let report: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+                let scenario = &report["scenarios"][0];
+                assert_eq!(scenario["class"], "disk_limit", "{who}: {report}");
+                let message = scenario["message"].as_str().unwrap_or_default();
+                assert!(
+                    message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
+                    "{who}: {message}"
+                );
+                assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new(), "{who}");
+            }
+        }
+    }
 }
