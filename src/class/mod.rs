@@ -21,6 +21,7 @@
 pub mod roster;
 mod run;
 pub mod shard;
+mod stage;
 
 pub use roster::{Naming, Roster, Student};
 pub use run::{ClassOutcome, ClassRun, ClassSpec};

@@ -852,3 +852,51 @@ fn without_landlock_the_line_says_so_and_the_network_and_the_grader_still_hold()
         );
     }
 }
+
+/// Issue 37, item 3: without Landlock (the jail's variant B) a class
+/// member's program reaches a world-writable class folder and appends to
+/// every classmate's sources (the attack lands: the class folder changed).
+/// A root grader copied every upload into a folder of its own before the
+/// first build, and its sandboxes run as other uids: the correct classmate
+/// is graded from its copy and earns full marks.
+#[test]
+fn without_landlock_a_class_is_graded_from_copies_taken_before_any_build() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    let arena = Arena::new();
+    arena.fill_class("submissions/lab3-correct", &["CLASSMATES"]);
+    arena.open_up();
+    let before = arena.files();
+    let out = arena.path("out");
+    let class = arena.class();
+    let run = arena.chessgrade_as(
+        &Grader::Jail(jail, 'B', None),
+        &[
+            "grade",
+            "--class",
+            class.to_str().unwrap(),
+            "scenarios/lab3/pawns",
+            // One member at a time: `classmates` runs (and attacks) before
+            // `correct` is built.
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let correct = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("correct"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(correct.split_whitespace().nth(1), Some("9/9"), "{stdout}");
+    let after = arena.files();
+    let changed = before
+        .iter()
+        .filter(|(p, hash)| p.starts_with(&class) && after.get(*p) != Some(hash))
+        .count();
+    assert!(changed > 0, "the attack landed on the class folder itself");
+}
