@@ -176,7 +176,16 @@ pub fn grade_one(
             from_cache = prepared.from_cache();
             let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
             results.extend(prepared.leak_item(&results));
-            (prepared.report_notes(), results, None)
+            // A scenario the grader could not grade (it ran short) is the
+            // staff's to fix, as a build that could not start is.
+            let staff_error = results.iter().find_map(|r| match &r.verdict {
+                runner::Verdict::Fail(f) => match &f.kind {
+                    FailureKind::NotGraded(why) => Some(format!("{}: {why}", r.name.display())),
+                    _ => None,
+                },
+                _ => None,
+            });
+            (prepared.report_notes(), results, staff_error)
         }
         Err(e) => {
             // The staff's problem, not the student's result: no scenario is

@@ -163,6 +163,12 @@ pub fn run_and_report(
         terminal_error.get_or_insert(e);
     }
     let mut code = outcome.exit_code();
+    if outcome.summary.not_graded > 0 {
+        eprintln!(
+            "error: {} scenario(s) not graded: the grader itself ran short while they ran (the report says what); free it and grade again",
+            outcome.summary.not_graded
+        );
+    }
     if let Some(e) = terminal_error {
         eprintln!("error: cannot write to stdout: {e}");
         code = 2;

@@ -824,7 +824,7 @@ impl Prepared {
                 found,
                 jobs,
                 &|| (),
-                |_, f| grader.grade(f, program),
+                |_, f| runner::guarded(|| grader.grade(f, program)),
                 fail_fast,
                 on_result,
             ),

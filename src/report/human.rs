@@ -452,6 +452,12 @@ impl<W: Write> HumanReporter<W> {
         if s.errors > 0 {
             parts.push(format!("{} input errors", s.errors));
         }
+        if s.not_graded > 0 {
+            parts.push(format!(
+                "{} not graded (the grader ran short)",
+                s.not_graded
+            ));
+        }
         let status = if s.exit_code() == 0 {
             self.paint("ok", Ink::GOOD)
         } else {

@@ -4,6 +4,7 @@
 
 mod discover;
 mod execute;
+mod fault;
 mod judge;
 mod leak;
 mod partition;
@@ -14,6 +15,7 @@ pub use discover::{
     COVERAGE_FILE, Discovery, Found, SCENARIOS_DIR, SNAPSHOTS_DIR, discover, is_gen_summary, walk,
 };
 pub use execute::{Execution, StepFailure, execute};
+pub use fault::guarded;
 pub use judge::{as_reference_result, expected_boards};
 pub use leak::{leak_item, leak_item_not_run};
 pub use partition::Partition;
@@ -347,6 +349,9 @@ pub struct Summary {
     /// Of `updated`, those written as `.snap.new` awaiting review.
     pub proposed: usize,
     pub errors: usize,
+    /// Failed scenarios that are not graded: the grader itself ran short
+    /// (its disk, its memory), a staff-side problem (exit 2).
+    pub not_graded: usize,
     /// Sums of u32 points: u64 so they never wrap.
     pub points: u64,
     pub possible: u64,
@@ -365,6 +370,9 @@ impl Summary {
                     }
                 }
                 Verdict::InputError(_) => s.errors += 1,
+                Verdict::Fail(ref f) if matches!(f.kind, FailureKind::NotGraded(_)) => {
+                    s.not_graded += 1
+                }
                 Verdict::Fail(_) | Verdict::NoSnapshot => s.failed += 1,
             }
             s.points += u64::from(r.earned());
@@ -373,9 +381,10 @@ impl Summary {
         s
     }
 
-    /// 0 all passed, 1 some failed, 2 some input could not be read.
+    /// 0 all passed, 1 some failed, 2 some input could not be read or
+    /// some scenario could not be graded (the grader ran short).
     pub fn exit_code(&self) -> i32 {
-        if self.errors > 0 {
+        if self.errors > 0 || self.not_graded > 0 {
             2
         } else if self.failed > 0 {
             1

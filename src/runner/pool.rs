@@ -41,7 +41,7 @@ pub fn run_all_until(
         found,
         jobs,
         make_subject,
-        |subject, f| run_one(f, subject.as_mut(), store, mode),
+        |subject, f| super::guarded(|| run_one(f, subject.as_mut(), store, mode)),
         fail_fast,
         on_result,
     )

@@ -373,9 +373,15 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         if self.mounted {
             unmount(self.dir.path());
-        } else if self.bound.is_some() {
-            let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-            watched.retain(|(folder, _)| folder != self.dir.path());
+        } else {
+            if self.bound.is_some() {
+                let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+                watched.retain(|(folder, _)| folder != self.dir.path());
+            }
+            // On the grader's own disk, what the run wrote is still there:
+            // the last moment the grader can see that disk full under it
+            // (once removed, the room is back).
+            super::headroom::note_full_disk(self.dir.path());
         }
         // The `TempDir` then removes the folder, empty once unmounted.
     }

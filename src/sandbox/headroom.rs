@@ -58,6 +58,26 @@ const SAID: &[(&str, &str)] = &[
 #[derive(Clone, Copy, Debug)]
 pub struct Headroom {
     oom_kills: Option<u64>,
+    /// [`FULL_DISKS`] then.
+    full_disks: u64,
+}
+
+/// How many working folders on the grader's own disk (not tmpfs of their
+/// own) found that disk full when they were removed ([`note_full_disk`]).
+static FULL_DISKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The last of those, as measured.
+static LAST_FULL_DISK: std::sync::Mutex<Option<GraderFault>> = std::sync::Mutex::new(None);
+
+/// Looks, before the working folder `dir` on the grader's own disk is
+/// removed, whether that disk is full: what its run wrote is still there,
+/// and a run that failed for the grader's lack of room is seen full only
+/// now (once the folder is gone, so is the shortage). One `statvfs`.
+pub(super) fn note_full_disk(dir: &Path) {
+    if let Some(full) = disk_full(dir) {
+        *LAST_FULL_DISK.lock().unwrap_or_else(|e| e.into_inner()) = Some(full);
+        FULL_DISKS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Headroom {
@@ -65,6 +85,7 @@ impl Headroom {
     pub fn now() -> Headroom {
         Headroom {
             oom_kills: oom_kills(),
+            full_disks: FULL_DISKS.load(std::sync::atomic::Ordering::SeqCst),
         }
     }
 
@@ -83,6 +104,36 @@ impl Headroom {
             return Some(full);
         }
         said(output)
+    }
+}
+
+impl Headroom {
+    /// Why a scenario's run that started at `self` and failed may be the
+    /// grader's fault, measured only (a scenario's output is the program's
+    /// to print, so words alone never count there): the OOM killer ended a
+    /// process while it ran, or the filesystem the sandboxes' folders are
+    /// made on (the temporary folder) is full where those folders are not
+    /// tmpfs of their own (a container that cannot mount, or no bound).
+    pub fn measured_fault_since(&self) -> Option<GraderFault> {
+        if let Some(killed) = oom_fault(self.oom_kills, oom_kills()) {
+            return Some(killed);
+        }
+        if FULL_DISKS.load(std::sync::atomic::Ordering::SeqCst) > self.full_disks
+            && let Some(full) = LAST_FULL_DISK
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+        {
+            return Some(full);
+        }
+        let mounted = matches!(
+            super::isolation().disk,
+            Some(super::DiskMount::Direct | super::DiskMount::InUserNamespace)
+        );
+        match mounted {
+            true => None,
+            false => disk_full(&std::env::temp_dir()),
+        }
     }
 }
 
@@ -182,7 +233,10 @@ mod tests {
     #[test]
     fn output_alone_is_said_never_measured() {
         let dir = super::super::Scratch::new("chessgrade-test-", &Default::default()).unwrap();
-        let before = Headroom { oom_kills: None };
+        let before = Headroom {
+            oom_kills: None,
+            full_disks: 0,
+        };
         let fault = before
             .fault_since(&dir, "as: a.o: No space left on device\n")
             .expect("said");
@@ -227,7 +281,10 @@ mod tests {
             Some(GraderFault::DiskFull { free_bytes, .. }) => assert!(free_bytes < DISK_SLACK),
             other => panic!("{other:?}"),
         }
-        let before = Headroom { oom_kills: None };
+        let before = Headroom {
+            oom_kills: None,
+            full_disks: 0,
+        };
         assert_eq!(
             before.fault_since(&full, ""),
             None,

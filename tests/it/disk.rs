@@ -866,6 +866,84 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
     assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
 }
 
+/// Issue 37, item 1, for a scenario's run: a grader that cannot mount
+/// (root without `CAP_SYS_ADMIN`: its folders are watched, on its own
+/// disk) whose disk is full (a tmpfs of 1.2 MiB) grades an honest engine
+/// that saves 2 MiB in its folder, far within `--disk`: its write fails
+/// for the grader's lack of room, not its own, so the scenario is run
+/// again and then `not_graded`, the run exits 2 naming the full disk, and
+/// no score is given. With room again, the same scenario passes.
+#[test]
+fn a_scenario_that_fails_on_the_graders_full_disk_is_not_graded() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipping: mounting the small disk needs root");
+        return;
+    }
+    let area = Area::new();
+    let small = area.path("small");
+    let disk = SmallDisk::mount(&small, "1200k");
+    let tmp = small.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let hostile = root().join("tests/fixtures/hostile");
+    let json = area.path("out/report.json");
+    let grade = || {
+        let mut command = Command::new("setpriv");
+        command
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .args([
+                "grade",
+                "--root",
+                hostile.join("scenarios").to_str().unwrap(),
+                "--snapshots",
+                hostile.join("snapshots").to_str().unwrap(),
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+                "--color",
+                "never",
+                hostile.join("scenarios").to_str().unwrap(),
+                "--engine",
+                "--",
+                "python3",
+                hostile.join("engine.py").to_str().unwrap(),
+                "save-2mib",
+            ])
+            .env("TMPDIR", &tmp)
+            .env("XDG_CACHE_HOME", area.path("cache"))
+            .current_dir(root());
+        command.output().unwrap()
+    };
+    let full = grade();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&full.stdout),
+        String::from_utf8_lossy(&full.stderr)
+    );
+    assert_eq!(full.status.code(), Some(2), "{said}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["class"], "not_graded", "{report}");
+    assert_eq!(scenario["earned"], 0, "{report}");
+    let why = scenario.to_string();
+    assert!(
+        why.contains("while the grader ran short, not the program: the grader's disk is full"),
+        "{why}"
+    );
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+
+    disk.resize("64m");
+    let again = grade();
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{stdout}{again:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["scenarios"][0]["status"], "pass", "{report}");
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+}
+
 /// Issue 37: inside the jail (Docker's seccomp profile and capabilities: no
 /// mount), variants A and B, as root and as a CI runner's user (65534),
 /// the grader watches its folders: an engine that floods its folder (many
