@@ -52,6 +52,7 @@
 //! tells a process that ended on its own ([`OutputClosed::Ended`]) from one
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
+mod broker;
 mod disk;
 mod headroom;
 mod jail;
@@ -60,7 +61,9 @@ mod sweep;
 
 pub use disk::{DiskBound, DiskMount, DiskReached, DiskUse, Scratch, enter_own_mount_namespace};
 pub use headroom::{GraderFault, Headroom, disk_full, said};
-pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation};
+pub use jail::{
+    Grants, Isolation, LEAVE_OFF, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation,
+};
 pub use sweep::MARKER_VAR;
 
 use std::ffi::OsString;
@@ -172,6 +175,9 @@ pub type Output = io::PipeReader;
 /// A running sandboxed process tree. Dropping it ends the whole tree.
 pub struct Sandboxed {
     pid: u32,
+    /// The broker answering its calls, where one does (stopped once the
+    /// sandbox is ended: dropped after `Drop::drop` ends it).
+    _broker: Option<broker::Running>,
     tree: Arc<Tree>,
     exit: Arc<ExitCell>,
     /// Set when the memory watch ended the tree ([`MemoryAccounting::Resident`]).
@@ -280,11 +286,15 @@ pub fn spawn(
     };
     let mut grants = Grants::for_command(&cmd.program, &cmd.args, env);
     grants.own_proc = limits.own_proc;
-    let confinement = jail::Confinement::prepare(&grants, workdir)?;
+    let marker = format!("{MARKER_VAR}={token}");
+    let (confinement, broker) = jail::Confinement::prepare(&grants, workdir, &marker)?;
+    // Answering before the spawn: the child's `exec` is brokered already.
+    let broker = broker.map(|b| b.start(&token)).transpose()?;
     confine(&mut command, limits, confinement);
     let mut child = spawn_retrying(&mut command)?;
     // The parent's copies of the write ends close with `command`, so the
-    // reader sees end of file once the process tree lets go of them.
+    // reader sees end of file once the process tree lets go of them (and
+    // the broker's socket, so that it sees no child is left to send).
     drop(command);
     let pid = child.id();
     let stdin = child.stdin.take();
@@ -313,6 +323,7 @@ pub fn spawn(
     }
     let sandboxed = Sandboxed {
         pid,
+        _broker: broker,
         tree,
         exit,
         over_memory: Arc::new(AtomicBool::new(false)),

@@ -215,19 +215,28 @@ impl Arena {
             .env("XDG_CACHE_HOME", self.path("cache"))
             .env("HOME", self.dir.path())
             .current_dir(root());
-        if let Grader::Jail(jail, variant, user) = who {
-            command = jailed(jail, *variant, *user, &command);
+        match who {
+            Grader::Jail(jail, variant, user) => {
+                command = jailed(jail, *variant, *user, &command);
+            }
+            Grader::JailWithoutBroker(jail, variant, user) => {
+                command.env(chessgrade::sandbox::LEAVE_OFF, "broker");
+                command = jailed(jail, *variant, *user, &command);
+            }
+            _ => {}
         }
         command.output().expect("the binary runs")
     }
 }
 
 /// Who grades: the test's own user, another uid (through `setpriv`), or
-/// the jail (its variant, as root or as a uid).
+/// the jail (its variant, as root or as a uid), with the broker or with
+/// it left off (as on a kernel without seccomp user notification).
 enum Grader {
     Test,
     Uid(u32),
     Jail(PathBuf, char, Option<u32>),
+    JailWithoutBroker(PathBuf, char, Option<u32>),
 }
 
 impl Grader {
@@ -239,9 +248,15 @@ impl Grader {
             Grader::Jail(_, 'A', None) => ", no sockets, seccomp, a uid of its own, disk",
             Grader::Jail(_, 'A', Some(_)) => ", no sockets, seccomp, the grader's uid, disk",
             Grader::Jail(_, _, None) => {
-                "isolation: no landlock (files readable), no sockets, seccomp, a uid of its own"
+                "isolation: files brokered (no landlock), no sockets, seccomp, a uid of its own"
             }
             Grader::Jail(_, _, Some(_)) => {
+                "isolation: files brokered (no landlock), no sockets, signals brokered, seccomp, the grader's uid"
+            }
+            Grader::JailWithoutBroker(_, _, None) => {
+                "isolation: no landlock (files readable), no sockets, seccomp, a uid of its own"
+            }
+            Grader::JailWithoutBroker(_, _, Some(_)) => {
                 "isolation: no landlock (files readable), no sockets, seccomp, the grader's uid"
             }
         }
@@ -811,19 +826,43 @@ fn hostile_uploads_in_a_container_earn_what_their_correct_part_earns() {
 }
 
 /// Issue 37: inside the jail's variant B (older Docker: Landlock's calls
-/// answer ENOSYS), as root and as a CI runner's user, the isolation line
-/// says that files are readable and `--require-isolation` refuses to
-/// grade, naming Landlock; what remains still holds: the seccomp filter
-/// closes every socket and every signal to the grader, so the uploads that
-/// reach for the network or kill the grader earn what their correct part
-/// earns and the grader survives.
+/// answer ENOSYS), as root and as a CI runner's user (65534: no uid of its
+/// own, no namespace, only seccomp), the grader's broker answers every
+/// call that takes a path (and, as the user, every call that reaches
+/// another process): the isolation line names it, `--require-isolation`
+/// grades, and every attack of the suite fails, as unjailed: each upload
+/// earns what its correct part earns, nothing outside changed.
 #[test]
-fn without_landlock_the_line_says_so_and_the_network_and_the_grader_still_hold() {
+fn without_landlock_the_broker_stops_every_attack() {
     let Some(jail) = jail() else {
         return;
     };
     for user in [None, Some(65534)] {
-        let who = Grader::Jail(jail.clone(), 'B', user);
+        hostile_class_as(
+            Grader::Jail(jail.clone(), 'B', user),
+            ATTACKS,
+            "submissions/lab3-correct",
+            &["scenarios/lab3/pawns"],
+            "9/9",
+            &["--require-isolation"],
+        );
+    }
+}
+
+/// Issue 37: inside the jail's variant B with the broker left off (as on a
+/// kernel without seccomp user notification), as root and as a CI
+/// runner's user, the isolation line says that files are readable and
+/// `--require-isolation` refuses to grade, naming what is missing; what
+/// remains still holds: the seccomp filter closes every socket and every
+/// signal to the grader, so the uploads that reach for the network or kill
+/// the grader earn what their correct part earns and the grader survives.
+#[test]
+fn without_landlock_or_the_broker_the_line_says_so_and_the_network_and_the_grader_still_hold() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    for user in [None, Some(65534)] {
+        let who = Grader::JailWithoutBroker(jail.clone(), 'B', user);
         let arena = Arena::new();
         arena.open_up();
         let refused = arena.chessgrade_as(
@@ -839,7 +878,8 @@ fn without_landlock_the_line_says_so_and_the_network_and_the_grader_still_hold()
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(refused.status.code(), Some(2), "{user:?}: {stderr}");
         assert!(
-            stderr.contains("--require-isolation") && stderr.contains("missing: Landlock"),
+            stderr.contains("--require-isolation")
+                && stderr.contains("missing: Landlock or the grader's broker"),
             "{user:?}: {stderr}"
         );
         hostile_class_as(
@@ -853,14 +893,15 @@ fn without_landlock_the_line_says_so_and_the_network_and_the_grader_still_hold()
     }
 }
 
-/// Issue 37, item 3: without Landlock (the jail's variant B) a class
+/// Issue 37, item 3: without Landlock and without the broker (the jail's
+/// variant B, the broker left off as on a kernel older than 5.14) a class
 /// member's program reaches a world-writable class folder and appends to
 /// every classmate's sources (the attack lands: the class folder changed).
 /// A root grader copied every upload into a folder of its own before the
 /// first build, and its sandboxes run as other uids: the correct classmate
 /// is graded from its copy and earns full marks.
 #[test]
-fn without_landlock_a_class_is_graded_from_copies_taken_before_any_build() {
+fn without_landlock_or_the_broker_a_class_is_graded_from_copies_taken_before_any_build() {
     let Some(jail) = jail() else {
         return;
     };
@@ -871,7 +912,7 @@ fn without_landlock_a_class_is_graded_from_copies_taken_before_any_build() {
     let out = arena.path("out");
     let class = arena.class();
     let run = arena.chessgrade_as(
-        &Grader::Jail(jail, 'B', None),
+        &Grader::JailWithoutBroker(jail, 'B', None),
         &[
             "grade",
             "--class",

@@ -884,3 +884,54 @@ fn shrink_keeps_a_memory_error_while_it_shrinks() {
         "{text}"
     );
 }
+
+/// Issue 37: where the grader's broker answers a checked program's file
+/// calls (the jail's variant B, as a CI runner's user: no Landlock, no
+/// uid of its own), both tools still work as unjailed: AddressSanitizer
+/// reads its program's debug information through its own
+/// `/proc/<pid>/exe` and valgrind runs its tool and reads its own maps,
+/// so the use after free is named at the student's lines.
+#[test]
+fn under_the_broker_both_tools_name_the_students_lines() {
+    let (Some(course), Some(jail)) = (course(), helpers::jail()) else {
+        return;
+    };
+    let configs = course.join("configs");
+    let expected = course.join("expected");
+    let fixture = lab3_fixture("lab3-use-after-free");
+    // A cache of its own that the jail's user may write.
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        cache.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    for tool in ["asan", "valgrind"] {
+        let memcheck = format!("--memcheck={tool}");
+        let mut command = helpers::command(root());
+        command
+            .args(["grade", "--require-isolation", "--submission"])
+            .arg(&fixture)
+            .arg(&configs)
+            .arg("--root")
+            .arg(&configs)
+            .arg("--snapshots")
+            .arg(&expected)
+            .args([memcheck.as_str(), "--filter", "part2_8x8_1.txt"])
+            .env("NO_COLOR", "1")
+            .env("XDG_CACHE_HOME", cache.path());
+        let out = helpers::output(&mut helpers::jailed(&jail, 'B', Some(65534), &command));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{tool}: {text}");
+        assert!(text.contains("files brokered (no landlock)"), "{text}");
+        assert!(
+            text.contains("use after free (read of 4 bytes) at ChessBoard.cc:172")
+                && text.contains("freed at ChessBoard.cc:238"),
+            "{tool}: {text}"
+        );
+    }
+}
