@@ -236,6 +236,7 @@ fn main() {
     );
 
     confinement_cost();
+    containers_cost(c, e, f);
     memcheck_cost(&configs_dir, &expected, &fixture);
 
     if Path::new("/usr/bin/time").exists() {
@@ -343,6 +344,75 @@ fn confinement_cost() {
         each(unbounded),
         bounded.as_secs_f64() / unbounded.as_secs_f64(),
     );
+}
+
+/// What issue 37's confinement costs grading (target within 1.1x): the
+/// fixture graded on the 151 configs with today's confinement against the
+/// same run with what issue 37 added left off (`CHESSGRADE_LEAVE_OFF=
+/// seccomp,watch`: no seccomp filter, no disk watch where the grader cannot
+/// mount, as before it), alternately in the same run, best of 3 each: the
+/// build and the scenarios (`--no-build-cache`), then the scenarios alone
+/// (the build from the cache). Here, and inside the jail (Docker's
+/// profile: no mount, so the disk is watched) when it runs: variant A
+/// (Landlock), and variant B, where the broker answers the file calls
+/// (left off with the seccomp filter it needs: files were not confined
+/// there before, so that ratio is what confining them costs).
+fn containers_cost(configs: &str, expected: &str, fixture: &str) {
+    let jail = root().join("../shared/tools/dockerlike/jail");
+    let jailed = nix::unistd::geteuid().is_root()
+        && Command::new(&jail)
+            .args(["--quiet", "--", "true"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    // (where, the jail's variant): here, and in the jail when it runs.
+    let places: &[(&str, Option<&str>)] = match jailed {
+        true => &[("here", None), ("jail A", Some("A")), ("jail B", Some("B"))],
+        false => &[("here", None)],
+    };
+    let cache = tempfile::tempdir().unwrap();
+    for &(place, variant) in places {
+        let run = |previous: bool, built: bool| {
+            let mut command = match variant {
+                Some(variant) => {
+                    let mut c = Command::new(&jail);
+                    c.args(["--quiet", "--variant", variant, "--"]);
+                    c.arg(env!("CARGO_BIN_EXE_chessgrade"));
+                    c
+                }
+                None => Command::new(env!("CARGO_BIN_EXE_chessgrade")),
+            };
+            command
+                .args(["grade", configs, "--root", configs, "--snapshots", expected])
+                .args(["--submission", fixture])
+                .env("XDG_CACHE_HOME", cache.path())
+                .current_dir(root());
+            if !built {
+                command.arg("--no-build-cache");
+            }
+            if previous {
+                command.env(chessgrade::sandbox::LEAVE_OFF, "seccomp,watch");
+            }
+            let started = Instant::now();
+            let out = command.output().expect("the grader runs");
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            started.elapsed()
+        };
+        for (what, built) in [("build + 151 scenarios", false), ("151 scenarios", true)] {
+            // Warm the cache (and the page cache) first.
+            run(false, true);
+            let (mut today, mut before) = (Duration::MAX, Duration::MAX);
+            for _ in 0..3 {
+                today = today.min(run(false, built));
+                before = before.min(run(true, built));
+            }
+            println!(
+                "issue 37 confinement, {place:6} {:8.3} s    vs without it {:.3} s   ratio {:.2}x ({what}; target ≤ 1.10x)",
+                today.as_secs_f64(),
+                before.as_secs_f64(),
+                today.as_secs_f64() / before.as_secs_f64(),
+            );
+        }
+    }
 }
 
 /// What checking memory costs (`grade --memcheck`, docs/performance.md):
