@@ -102,9 +102,11 @@ struct Running {
 /// reported (`ENDED`) before the server is ended and started afresh.
 const ENDED_GRACE: Duration = Duration::from_secs(1);
 
-/// How long a memory-checked engine gets, after `QUIT`, for its board's
-/// destructor and its leak check (valgrind's takes a moment) before it
-/// is ended.
+/// How long a memory-checked engine gets at least, after `QUIT`, for its
+/// board's destructor and its leak check (valgrind's takes a moment)
+/// before it is ended; a fifth of its checked time limit where that is
+/// more (valgrind's: 20 s at the default `--timeout`), so that a loaded
+/// machine, slowing the tool as it slows the program, cuts no report short.
 const MEMCHECK_EXIT_GRACE: Duration = Duration::from_secs(10);
 
 impl ProcessSubject {
@@ -958,7 +960,7 @@ impl Subject for ProcessSubject {
         // A checked engine finds its leaks on the way out: its end is waited
         // for, while the next scenario's engine starts.
         let grace = match self.memcheck {
-            Some(_) => MEMCHECK_EXIT_GRACE,
+            Some(_) => (self.limits.timeout / 5).max(MEMCHECK_EXIT_GRACE),
             None => Duration::from_millis(200),
         };
         let until = Instant::now() + grace;

@@ -712,13 +712,17 @@ fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
             "{who}: {report}"
         );
         // Two files of 15 MiB and 2 MiB of a third fill its bytes; it then
-        // goes on making (empty) files until their count is reached too.
-        assert!(
-            human.contains(
-                "disk limit: its folder reached the disk bound (32 MiB, 4096 files): 32 MiB in 4096 files; then timeout"
-            ),
-            "{who}: {human}"
-        );
+        // goes on making (empty) files until their count is reached too,
+        // as fast as the machine lets it within the 2 s (on a loaded
+        // machine it may not get there, never beyond): the bytes are at
+        // their bound exactly, the files at most at theirs.
+        let said = "disk limit: its folder reached the disk bound (32 MiB, 4096 files): 32 MiB in ";
+        let files: u64 = human
+            .split_once(said)
+            .and_then(|(_, rest)| rest.split_once(" files; then timeout"))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{who}: {human}"));
+        assert!((3..=4096).contains(&files), "{who}: {files} files: {human}");
         assert_eq!(
             left_in(&area.path("tmp")),
             Vec::<PathBuf>::new(),
