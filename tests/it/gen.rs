@@ -40,14 +40,14 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 #[test]
 fn every_refusal_reason_of_every_rule_set_is_covered_in_120_scenarios() {
     for rules in RuleSetId::ALL {
-        let suite = suite_gen::generate(&GenOptions::new(rules, 120, 2026)).unwrap();
+        let suite = suite_gen::generate(&GenOptions::new(rules.rules(), 120, 2026)).unwrap();
         let cov = &suite.coverage;
         assert_eq!(
             cov.missing_refusals(),
             Vec::<MoveError>::new(),
             "{rules}:\n{cov}"
         );
-        for e in reachable_refusals(rules) {
+        for e in reachable_refusals(&rules.rules()) {
             assert!(
                 cov.refusal(e) >= 2,
                 "{rules}: {e} hit {} times\n{cov}",
@@ -85,7 +85,7 @@ fn every_refusal_reason_of_every_rule_set_is_covered_in_120_scenarios() {
         }
         // The summary names every reachable reason with its count.
         let text = cov.to_string();
-        for e in reachable_refusals(rules) {
+        for e in reachable_refusals(&rules.rules()) {
             assert!(text.contains(e.message()), "{text}");
         }
     }
@@ -93,17 +93,17 @@ fn every_refusal_reason_of_every_rule_set_is_covered_in_120_scenarios() {
 
 #[test]
 fn lab3_boards_vary_in_size_and_the_other_rule_sets_play_8x8() {
-    let lab3 = suite_gen::generate(&GenOptions::new(RuleSetId::Lab3, 100, 5)).unwrap();
+    let lab3 = suite_gen::generate(&GenOptions::new(RuleSetId::Lab3.rules(), 100, 5)).unwrap();
     assert!(lab3.coverage.sizes.len() >= 20, "{:?}", lab3.coverage.sizes);
     assert!(lab3.coverage.sizes.contains_key(&(8, 8)));
-    let jhu = suite_gen::generate(&GenOptions::new(RuleSetId::Jhu, 30, 5)).unwrap();
+    let jhu = suite_gen::generate(&GenOptions::new(RuleSetId::Jhu.rules(), 30, 5)).unwrap();
     assert_eq!(jhu.coverage.sizes.keys().collect::<Vec<_>>(), [&(8, 8)]);
 }
 
 #[test]
 fn each_rule_set_gets_only_the_forms_its_subjects_run() {
     for rules in RuleSetId::ALL {
-        let suite = suite_gen::generate(&GenOptions::new(rules, 60, 11)).unwrap();
+        let suite = suite_gen::generate(&GenOptions::new(rules.rules(), 60, 11)).unwrap();
         for g in &suite.scenarios {
             let s = &g.scenario;
             let name = g.rel.display();
@@ -243,8 +243,8 @@ fn the_same_seed_gives_the_same_bytes_and_another_seed_does_not() {
 
 #[test]
 fn a_small_suite_is_the_start_of_a_larger_one() {
-    let small = suite_gen::generate(&GenOptions::new(RuleSetId::Standard, 10, 3)).unwrap();
-    let large = suite_gen::generate(&GenOptions::new(RuleSetId::Standard, 30, 3)).unwrap();
+    let small = suite_gen::generate(&GenOptions::new(RuleSetId::Standard.rules(), 10, 3)).unwrap();
+    let large = suite_gen::generate(&GenOptions::new(RuleSetId::Standard.rules(), 30, 3)).unwrap();
     for (s, l) in small.scenarios.iter().zip(&large.scenarios) {
         assert_eq!(s.text, l.text);
         assert_eq!(s.snapshot, l.snapshot);
