@@ -10,6 +10,11 @@
 //! end the game, or an attempt at one refusal reason of the rule set,
 //! built for that reason (a square off the board, an empty square, an
 //! enemy piece, an own piece as target, a shape, a blocked path, a pin).
+//! A setup may ask for its first moves (an en-passant motif where the
+//! setup cannot say that a pawn has just made its double step).
+//!
+//! The moves are the rule set's, a rule file's included (its pieces, its
+//! promotion letters); its family decides which steps there are.
 
 use super::coverage::{Feature, Hit, reachable_refusals};
 use super::rng::Rng;
