@@ -215,14 +215,15 @@ enum Command {
     /// Generate a suite of scenarios with their snapshots from seeded random play
     /// of the reference engine (see docs/gen.md).
     #[command(
-        after_help = "Writes OUT/scenarios/<rules>/*.txt, OUT/snapshots/*.snap and OUT/coverage.txt; \
-run them with `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots OUT/snapshots`. \
-Exit codes: 0 written; 2 bad options or a write error."
+        after_help = "Writes OUT/scenarios/<rules>/*.txt (and, for a rule file, the rules as \
+OUT/scenarios/<rules>/rules.toml), OUT/snapshots/*.snap and OUT/coverage.txt; run them with \
+`chessgrade run OUT/`. Exit codes: 0 written; 2 bad options, a bad rule file or a write error."
     )]
     Gen {
-        /// The rule set: lab3, standard, cuhk or jhu.
-        #[arg(long)]
-        rules: chessgrade::engine::RuleSetId,
+        /// The rules: lab3, standard, cuhk, jhu, or a rule file (docs/course-rules.md); its
+        /// family (the set it extends) decides the scenarios' forms.
+        #[arg(long, value_parser = args::rule_set, value_name = "NAME|FILE")]
+        rules: chessgrade::engine::RuleSet,
         /// How many scenarios.
         #[arg(long)]
         count: usize,

@@ -7,8 +7,18 @@
 use crate::helpers::{bin, command, root};
 use std::process::Command;
 
-/// `(command, expected lines)` for each excerpt worth rerunning.
+/// `(command, expected lines)` for each excerpt worth rerunning here.
 fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
+    all_excerpts(doc)
+        .into_iter()
+        .filter(|(cmd, _)| rerunnable(cmd))
+        .collect()
+}
+
+/// `(command, expected lines)` for each `$ ` command of a fenced block of
+/// `doc` (the commands that write files, such as `gen`, are rerun by their
+/// own module in a temporary folder).
+pub(crate) fn all_excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
     let text = std::fs::read_to_string(root().join(doc)).unwrap();
     let mut out = Vec::new();
     let mut in_block = false;
@@ -35,7 +45,7 @@ fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
             }
         }
     }
-    out.into_iter().filter(|(cmd, _)| rerunnable(cmd)).collect()
+    out
 }
 
 pub(crate) fn rerunnable(cmd: &str) -> bool {
