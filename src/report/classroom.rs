@@ -279,6 +279,7 @@ mod tests {
             partition: None,
             elapsed_secs: 1.0,
             notes: vec!["left out 1 build product the upload carried: chess".into()],
+            compile_error: None,
             scenarios,
             run: None,
         }

@@ -247,6 +247,7 @@ mod tests {
             partition: None,
             elapsed_secs: 1.2,
             notes: vec![],
+            compile_error: None,
             scenarios: vec![
                 rec("a/x.txt", Status::Pass, None),
                 rec("a/y.txt", Status::Fail, Some(7)),

@@ -12,6 +12,7 @@ pub mod html;
 mod human;
 mod model;
 pub mod paint;
+pub mod picture;
 pub mod prairielearn;
 pub mod sanitize;
 

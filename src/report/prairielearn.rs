@@ -204,6 +204,7 @@ mod tests {
             partition: None,
             elapsed_secs: 1.0,
             notes,
+            compile_error: None,
             scenarios,
             run: None,
         }
