@@ -43,8 +43,8 @@ pub fn emit(
             };
             let mut r = HumanReporter::new(&mut buf).palette(palette);
             // As on the terminal: the notes (a compile error's whole
-            // message among them) above the scenarios that point to them.
-            for note in &report.notes {
+            // message last) above the scenarios that point to them.
+            for note in &report.told_notes() {
                 r.note(note)?;
             }
             for result in results {

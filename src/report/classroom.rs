@@ -120,7 +120,7 @@ fn results(report: &Report) -> Results {
         "pass"
     };
     let mut message = report.summary_line();
-    for note in &report.notes {
+    for note in &report.told_notes() {
         message.push_str("\nnote: ");
         message.push_str(&sanitize::terminal(note));
     }

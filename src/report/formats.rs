@@ -40,7 +40,7 @@ pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     let totals = report.totals();
     let mut output = report.summary_line();
-    for note in &report.notes {
+    for note in &report.told_notes() {
         output.push_str(&format!("\nnote: {note}"));
     }
     let results = Results {
@@ -134,8 +134,9 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     // What the run said of the upload (what was left out, where it was
     // built from): the suite's own output, as Jenkins and GitLab show it.
-    if !report.notes.is_empty() {
-        let notes: Vec<String> = report.notes.iter().map(|n| format!("note: {n}")).collect();
+    let told = report.told_notes();
+    if !told.is_empty() {
+        let notes: Vec<String> = told.iter().map(|n| format!("note: {n}")).collect();
         w.write_event(Event::Start(BytesStart::new("system-out")))?;
         let text = sanitize::xml(&notes.join("\n")).into_owned();
         w.write_event(Event::Text(quick_xml::events::BytesText::new(&text)))?;
@@ -151,7 +152,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 /// failed scenario, pointing at the scenario file and the line of the
 /// first mismatch, then a summary line.
 pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    for note in &report.notes {
+    for note in &report.told_notes() {
         writeln!(out, "::notice title=chessgrade::{}", escape_data(note))?;
     }
     for s in &report.scenarios {

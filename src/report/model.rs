@@ -201,6 +201,16 @@ impl Report {
         }
     }
 
+    /// The notes as the text formats tell them (the terminal, Gradescope's
+    /// output, JUnit's, GitHub's notices): the run's notes, then the
+    /// compiler's message ([`compile_error_note`]), right above the
+    /// scenarios that point to it.
+    pub fn told_notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        notes.extend(self.compile_error.as_deref().map(compile_error_note));
+        notes
+    }
+
     /// The report, with the compiler's message of an upload that did not
     /// build (`None`: it built, or nothing was built).
     pub fn with_compile_error(mut self, message: Option<String>) -> Report {
@@ -327,6 +337,12 @@ impl Report {
         merged.scenarios.extend(leak_item);
         Ok(merged)
     }
+}
+
+/// The compiler's message as a note of the text formats:
+/// `compile error:` and the message on the lines below.
+pub fn compile_error_note(message: &str) -> String {
+    format!("compile error:\n{message}")
 }
 
 /// `slice:K/N` → (K, N).

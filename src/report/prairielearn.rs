@@ -2,8 +2,9 @@
 //! `<pl-external-grader-results>` element shows): the score as a fraction,
 //! the points, a test per scenario with its first mismatch and the whole
 //! failure, and `"gradable": false` with the compiler's message when the
-//! upload did not build, so PrairieLearn neither scores the attempt nor
-//! counts it against the student.
+//! upload did not build (the report's typed `compile_error`), or with why
+//! when it holds nothing of the kind graded, so PrairieLearn neither scores
+//! the attempt nor counts it against the student.
 //!
 //! Like every renderer it lays out what the [`Report`] says and grades
 //! nothing. PrairieLearn refuses a file over 1 MB, and a submission decides
@@ -92,31 +93,32 @@ fn results(report: &Report) -> Results {
     } else {
         t.points as f64 / t.possible as f64
     };
-    let unbuilt = !report.scenarios.is_empty()
+    // Nothing of the upload ran: it did not compile, or it holds nothing
+    // of the kind graded (every scenario `not_recognised`). Either way the
+    // student's attempt is not graded, and says why.
+    let not_recognised = !report.scenarios.is_empty()
         && report
             .scenarios
             .iter()
-            .all(|s| s.class.as_deref() == Some("compile_error"));
-    let mut format_errors = Vec::new();
-    if unbuilt {
-        format_errors = report
-            .notes
-            .iter()
-            .filter_map(|n| n.strip_prefix("compile error:"))
-            .map(|m| m.trim_start_matches('\n').to_string())
-            .collect();
-        if format_errors.is_empty() {
-            // The message is in each scenario (a class member's report).
+            .all(|s| s.class.as_deref() == Some("not_recognised"));
+    let format_errors: Vec<String> = match (&report.compile_error, not_recognised) {
+        (Some(message), _) => vec![message.clone()],
+        // Why, as its scenarios say it (each says the same).
+        (None, true) => {
             let first = &report.scenarios[0];
-            format_errors.push(if first.details.is_empty() {
-                first.message.clone()
-            } else {
-                first.details.clone()
-            });
+            vec![match first.details.is_empty() {
+                true => first.message.clone(),
+                false => first.details.clone(),
+            }]
         }
-    }
-    let message = if unbuilt {
+        (None, false) => Vec::new(),
+    };
+    let unbuilt = !format_errors.is_empty();
+    let message = if report.compile_error.is_some() {
         "The upload did not build; the compiler's message is below. This attempt is not graded."
+            .to_string()
+    } else if unbuilt {
+        "The upload holds no submission of the kind graded (see below). This attempt is not graded."
             .to_string()
     } else {
         report.summary_line()
@@ -292,16 +294,14 @@ mod tests {
 
     #[test]
     fn an_upload_that_does_not_build_is_not_gradable() {
-        let r = report(
+        let mut r = report(
             vec![
                 record("a.txt", Status::Fail, 1, Some("compile_error")),
                 record("b.txt", Status::Fail, 1, Some("compile_error")),
             ],
-            vec![
-                "upload: the program is in Lab3/, graded from there".into(),
-                "compile error:\nBoard.cc:3:1: error: expected ';'".into(),
-            ],
+            vec!["upload: the program is in Lab3/, graded from there".into()],
         );
+        r.compile_error = Some("Board.cc:3:1: error: expected ';'".into());
         let (_, v) = render(&r, LIMIT);
         assert_eq!(v["gradable"], false);
         assert_eq!(
@@ -309,10 +309,43 @@ mod tests {
             serde_json::json!(["Board.cc:3:1: error: expected ';'"])
         );
         assert_eq!(v["score"], 0.0);
-        // One scenario that built and failed: gradable, scored 0.
+        assert!(v["message"].as_str().unwrap().contains("did not build"));
+        // Scenarios that fail as compile errors without the report's
+        // compiler message (a build that could not start, the staff's):
+        // gradable, scored 0; and a note that reads like one is no message.
+        let mut r = report(
+            vec![record("a.txt", Status::Fail, 1, Some("compile_error"))],
+            vec!["compile error:\nBoard.cc:3:1: error: expected ';'".into()],
+        );
+        assert_eq!(render(&r, LIMIT).1["gradable"], true);
+        r.compile_error = Some("x".into());
+        assert_eq!(render(&r, LIMIT).1["gradable"], false);
+    }
+
+    #[test]
+    fn an_upload_with_nothing_recognisable_is_not_gradable() {
+        let unrecognised = |name: &str| ScenarioRecord {
+            message: "not a recognised submission".into(),
+            details: "not a Lab 3 submission: no ChessBoard.hh".into(),
+            ..record(name, Status::Fail, 1, Some("not_recognised"))
+        };
+        let r = report(vec![unrecognised("a.txt"), unrecognised("b.txt")], vec![]);
+        let (_, v) = render(&r, LIMIT);
+        assert_eq!(v["gradable"], false);
+        assert_eq!(
+            v["format_errors"],
+            serde_json::json!(["not a Lab 3 submission: no ChessBoard.hh"])
+        );
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("no submission of the kind graded")
+        );
+        // One scenario that ran: gradable.
         let r = report(
             vec![
-                record("a.txt", Status::Fail, 1, Some("compile_error")),
+                unrecognised("a.txt"),
                 record("b.txt", Status::Fail, 1, Some("wrong_answer")),
             ],
             vec![],
