@@ -195,12 +195,13 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::model::{REPORT_VERSION, ScenarioRecord};
 
-    /// Standard base64 back to bytes (what the reporter does).
-    fn decode(text: &str) -> Vec<u8> {
+    /// Standard base64 back to bytes (what the reporter does; the other
+    /// renderers' tests read their pictures' data URLs with it).
+    pub(crate) fn decode(text: &str) -> Vec<u8> {
         let value = |c: u8| match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,

@@ -11,7 +11,7 @@
 //!   the pictures, the text).
 //!
 //! Everything shown comes from the [`Report`]s: a page computes nothing
-//! but sort orders. Every text goes through [`sanitize::html`], the one
+//! but sort orders. Every text goes through [`super::sanitize::html`], the one
 //! escaping function of the pages and pictures.
 
 use super::diagram::Diagram;

@@ -108,7 +108,9 @@ pub fn svg(d: &Diagram) -> String {
             html(l)
         );
     }
-    // Squares, their marks and pieces.
+    // Squares and their marks; the pieces, in one group sharing their
+    // font, on top.
+    let mut pieces = String::new();
     for (i, r) in (rw.start..rw.end).enumerate() {
         for (j, c) in (cw.start..cw.end).enumerate() {
             let (x, y) = (ox + j as i32 * s, oy + i as i32 * s);
@@ -133,9 +135,14 @@ pub fn svg(d: &Diagram) -> String {
                 );
             }
             let ch = rows[r].get(c).copied().unwrap_or(' ');
-            piece(&mut o, ch, d.coords, x, y, s);
+            piece(&mut pieces, ch, d.coords, x, y, s);
         }
     }
+    let _ = write!(
+        o,
+        "<g font-family=\"{GLYPH_FONTS}\" font-size=\"{}\" text-anchor=\"middle\" stroke-linejoin=\"round\" paint-order=\"stroke\">{pieces}</g>",
+        s * 4 / 5
+    );
     let _ = write!(
         o,
         "<rect x=\"{ox}\" y=\"{oy}\" width=\"{bw}\" height=\"{bh}\" fill=\"none\" stroke=\"#7a5a3a\" stroke-width=\"1\"/>"
@@ -173,6 +180,39 @@ pub fn data_url(d: &Diagram) -> String {
     )
 }
 
+/// Pictures given as images (`data:` URLs) within a number of bytes: a
+/// platform's results file holds them beside the text, and a submission
+/// decides how many failures, and how large their boards, there are. A
+/// scenario's pictures come all or none, the first scenarios first; one
+/// left without them still has its whole failure as text.
+pub(crate) struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    pub(crate) fn new(bytes: usize) -> Budget {
+        Budget { left: bytes }
+    }
+
+    /// Each of `boards` as (its title, its data URL), or `None` when they
+    /// are not within what is left (or there are none).
+    pub(crate) fn images(&mut self, boards: &[Diagram]) -> Option<Vec<(String, String)>> {
+        if boards.is_empty() {
+            return None;
+        }
+        let images: Vec<(String, String)> = boards
+            .iter()
+            .map(|d| (d.title.clone(), data_url(d)))
+            .collect();
+        let size: usize = images.iter().map(|(t, u)| t.len() + u.len()).sum();
+        if size > self.left {
+            return None;
+        }
+        self.left -= size;
+        Some(images)
+    }
+}
+
 /// One piece on the square at (`x`, `y`), `ch` in its readers' letters.
 fn piece(o: &mut String, ch: char, coords: Coords, x: i32, y: i32, s: i32) {
     if ch == '.' || ch == ' ' {
@@ -199,13 +239,12 @@ fn piece(o: &mut String, ch: char, coords: Coords, x: i32, y: i32, s: i32) {
             } else {
                 ("#222", "#222", f64::from(s) * 0.01)
             };
-            // U+FE0E: the glyph as text, never an emoji.
+            // U+FE0E: the glyph as text, never an emoji. Font, size and
+            // anchor are the group's (see `svg`).
             let _ = write!(
                 o,
-                "<text class=\"piece {side}\" x=\"{cx}\" y=\"{cy}\" dy=\"0.36em\" font-size=\"{}\" \
-                 font-family=\"{GLYPH_FONTS}\" text-anchor=\"middle\" fill=\"{fill}\" stroke=\"{stroke}\" \
-                 stroke-width=\"{width:.1}\" stroke-linejoin=\"round\" paint-order=\"stroke\">{g}\u{FE0E}</text>",
-                s * 4 / 5
+                "<text class=\"piece {side}\" x=\"{cx}\" y=\"{cy}\" dy=\"0.36em\" fill=\"{fill}\" \
+                 stroke=\"{stroke}\" stroke-width=\"{width:.1}\">{g}\u{FE0E}</text>"
             );
         }
         _ if ch.is_ascii_alphabetic() => {
@@ -218,7 +257,7 @@ fn piece(o: &mut String, ch: char, coords: Coords, x: i32, y: i32, s: i32) {
                 o,
                 "<circle class=\"piece letter {side}\" cx=\"{cx}\" cy=\"{cy}\" r=\"{:.1}\" fill=\"{disc}\" stroke=\"{rim}\" stroke-width=\"1.5\"/>\
                  <text class=\"letter {side}\" x=\"{cx}\" y=\"{cy}\" dy=\"0.35em\" font-size=\"{}\" font-weight=\"bold\" \
-                 text-anchor=\"middle\" fill=\"{letter}\">{ch}</text>",
+                 font-family=\"{TEXT_FONTS}\" fill=\"{letter}\">{ch}</text>",
                 f64::from(s) * 0.36,
                 s / 2
             );
@@ -227,7 +266,7 @@ fn piece(o: &mut String, ch: char, coords: Coords, x: i32, y: i32, s: i32) {
         _ => {
             let _ = write!(
                 o,
-                "<text class=\"unknown\" x=\"{cx}\" y=\"{cy}\" dy=\"0.35em\" font-size=\"{}\" text-anchor=\"middle\" fill=\"#c00\">{}</text>",
+                "<text class=\"unknown\" x=\"{cx}\" y=\"{cy}\" dy=\"0.35em\" font-size=\"{}\" font-family=\"{TEXT_FONTS}\" fill=\"#c00\">{}</text>",
                 s * 2 / 5,
                 html(&ch.to_string())
             );
@@ -397,7 +436,7 @@ fn legend(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::BoardText;
 
@@ -405,9 +444,10 @@ mod tests {
         Diagram::new("board before the step", &BoardText(text.into()), coords)
     }
 
-    /// The SVG parsed as XML: it must be well-formed (an image that is
-    /// not is not shown at all); its text nodes, in order.
-    fn texts(svg: &str) -> Vec<String> {
+    /// The SVG (or any markup) parsed as XML: it must be well-formed (an
+    /// image that is not is not shown at all); its elements' texts, in
+    /// order, references decoded.
+    pub(crate) fn texts(svg: &str) -> Vec<String> {
         use quick_xml::events::Event;
         let mut reader = quick_xml::Reader::from_str(svg);
         let (mut out, mut current) = (Vec::new(), String::new());
@@ -561,6 +601,27 @@ mod tests {
         // An empty board is said, not drawn as nothing.
         let empty = svg_of(board("", Coords::Numbers));
         assert!(texts(&empty).contains(&"(a board without squares)".to_string()));
+    }
+
+    #[test]
+    fn a_budget_gives_each_scenarios_pictures_whole_until_it_is_spent() {
+        let boards = vec![
+            board("K./..", Coords::Numbers),
+            board("k./..", Coords::Numbers),
+        ];
+        let size: usize = boards
+            .iter()
+            .map(|d| d.title.len() + data_url(d).len())
+            .sum();
+        let mut budget = Budget::new(size * 2 + size * 3 / 4);
+        assert_eq!(budget.images(&boards).map(|i| i.len()), Some(2));
+        assert_eq!(budget.images(&[]), None);
+        assert_eq!(
+            budget.images(&boards).unwrap()[0].0,
+            "board before the step"
+        );
+        assert_eq!(budget.images(&boards), None, "all or none");
+        assert_eq!(budget.images(&boards[..1]).map(|i| i.len()), Some(1));
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //! when it holds nothing of the kind graded, so PrairieLearn neither scores
 //! the attempt nor counts it against the student.
 //!
+//! A shown failure's boards are its test's `images` (SVG pictures as
+//! `data:` URLs, [`super::picture`], within [`PICTURES`] bytes).
+//!
 //! Like every renderer it lays out what the [`Report`] says and grades
 //! nothing. PrairieLearn refuses a file over 1 MB, and a submission decides
 //! how long its failures are, so the longest texts are cut to fit
@@ -13,6 +16,7 @@
 
 use super::fit;
 use super::model::Report;
+use super::picture::Budget;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -44,7 +48,20 @@ struct Test {
     max_points: u32,
     message: String,
     output: String,
+    /// The failure's board pictures, as PrairieLearn shows a test's images.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    images: Vec<Image>,
 }
+
+#[derive(Serialize)]
+struct Image {
+    label: String,
+    url: String,
+}
+
+/// How many bytes of the file's [`LIMIT`] the board pictures may take; the
+/// texts (which say everything the pictures show) keep the rest.
+pub const PICTURES: usize = 400_000;
 
 /// The report as PrairieLearn's `results.json`, at most [`LIMIT`] bytes.
 pub fn prairielearn(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -87,6 +104,7 @@ fn prairielearn_within(report: &Report, limit: usize, out: &mut dyn Write) -> io
 /// The whole results, before any cut.
 fn results(report: &Report) -> Results {
     let t = report.totals();
+    let mut budget = Budget::new(PICTURES);
     let all_passed = t.failed + t.errors == 0;
     let score = if t.possible == 0 {
         if all_passed { 1.0 } else { 0.0 }
@@ -146,6 +164,7 @@ fn results(report: &Report) -> Results {
                         max_points: s.points,
                         message: if passed { "passed" } else { "failed" }.to_string(),
                         output: String::new(),
+                        images: Vec::new(),
                     };
                 }
                 let first = s.message.lines().next().unwrap_or("");
@@ -160,6 +179,13 @@ fn results(report: &Report) -> Results {
                         first.to_string()
                     },
                     output: s.details.clone(),
+                    images: (!passed)
+                        .then(|| budget.images(&s.boards))
+                        .flatten()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(label, url)| Image { label, url })
+                        .collect(),
                 }
             })
             .collect(),
@@ -351,6 +377,70 @@ mod tests {
             vec![],
         );
         assert_eq!(render(&r, LIMIT).1["gradable"], true);
+    }
+
+    /// A failing record with a board (a scan's missing target marked).
+    fn with_board(name: &str) -> ScenarioRecord {
+        use crate::report::diagram::{Coords, Diagram};
+        let mut r = record(name, Status::Fail, 1, Some("wrong_answer"));
+        r.boards = vec![
+            Diagram::new(
+                "board before the step",
+                &crate::engine::BoardText("K./..".into()),
+                Coords::Numbers,
+            )
+            .with_scan_items(&["  V 0 0 1 1".into()], &[]),
+        ];
+        r
+    }
+
+    #[test]
+    fn a_shown_failures_boards_are_its_images_and_a_hidden_ones_are_not() {
+        let mut hidden = with_board("secret.txt");
+        hidden.visibility = "hidden".into();
+        let r = report(
+            vec![
+                with_board("a.txt"),
+                hidden,
+                record("c.txt", Status::Pass, 1, None),
+            ],
+            vec![],
+        );
+        let (_, v) = render(&r, LIMIT);
+        let images = v["tests"][0]["images"].as_array().unwrap();
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0]["label"], "board before the step");
+        let url = images[0]["url"].as_str().unwrap();
+        let svg = crate::report::classroom::tests::decode(
+            url.strip_prefix("data:image/svg+xml;base64,").unwrap(),
+        );
+        let svg = String::from_utf8(svg).unwrap();
+        crate::report::picture::tests::texts(&svg);
+        assert!(svg.contains("<rect class=\"missing\""), "{svg}");
+        assert_eq!(v["tests"][1].get("images"), None, "hidden: no board");
+        assert_eq!(v["tests"][2].get("images"), None, "a pass: none");
+    }
+
+    #[test]
+    fn many_pictures_stay_within_their_share_and_the_file_within_its_limit() {
+        let r = report(
+            (0..3000)
+                .map(|i| with_board(&format!("s{i:04}.txt")))
+                .collect(),
+            vec![],
+        );
+        let (text, v) = render(&r, LIMIT);
+        assert!(text.len() <= LIMIT, "{}", text.len());
+        let tests = v["tests"].as_array().unwrap();
+        let with = tests.iter().filter(|t| t.get("images").is_some()).count();
+        assert!(with > 20, "{with}");
+        let bytes: usize = tests
+            .iter()
+            .filter_map(|t| t["images"].as_array())
+            .flatten()
+            .map(|i| i["url"].as_str().unwrap().len())
+            .sum();
+        assert!(bytes <= PICTURES, "{bytes}");
     }
 
     #[test]
