@@ -174,6 +174,13 @@ enum Command {
         /// Letters instead of chess symbols (the default when the locale is not UTF-8).
         #[arg(long)]
         ascii: bool,
+        /// human (the terminal) or html: one self-contained page, the boards as pictures,
+        /// for a browser.
+        #[arg(long, value_enum, default_value_t = explain::ExplainFormat::Human)]
+        format: explain::ExplainFormat,
+        /// Write the walk to this file instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
         #[command(flatten)]
         snapshot: SnapshotArgs,
         #[command(flatten)]
@@ -467,6 +474,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             snapshot,
             console,
             limits,
@@ -479,6 +488,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             palette,
         })?,
     })
