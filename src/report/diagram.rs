@@ -275,9 +275,23 @@ impl Diagram {
     /// `max_rows`: the whole board when it fits, else a window centred on
     /// the marked squares (or the pieces, when nothing is marked).
     pub fn window(&self, max_rows: usize, max_cols: usize) -> (Range, Range) {
+        self.window_around(max_rows, max_cols, &[])
+    }
+
+    /// [`Diagram::window`], centred on `squares` when nothing is marked
+    /// (the pictures: the square a move went to), before the pieces.
+    pub fn window_around(
+        &self,
+        max_rows: usize,
+        max_cols: usize,
+        squares: &[[usize; 2]],
+    ) -> (Range, Range) {
         let rows = self.rows();
         let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
         let mut interest: Vec<[usize; 2]> = self.marks.iter().map(|(sq, _)| *sq).collect();
+        if interest.is_empty() {
+            interest.extend_from_slice(squares);
+        }
         if interest.is_empty() {
             for (r, row) in rows.iter().enumerate() {
                 for (c, ch) in row.iter().enumerate() {

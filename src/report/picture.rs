@@ -63,10 +63,20 @@ fn fill(m: Mark) -> &'static str {
 pub fn svg(d: &Diagram) -> String {
     let rows = d.rows();
     let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
-    let (rw, cw) = d.window(MAX_SQUARES, MAX_SQUARES);
+    // A large board is cut around its marks, else around where the
+    // step's move went.
+    let to: Vec<[usize; 2]> = d.moved.iter().map(|m| m[1]).collect();
+    let (rw, cw) = d.window_around(MAX_SQUARES, MAX_SQUARES, &to);
     let (row_labels, col_labels) = d.labels(rw, cw);
     let s = (400 / rw.len().max(cw.len()).max(1)).clamp(22, 48) as i32;
-    let label_font = (s * 3 / 10).clamp(11, 14);
+    // Labels as large as a square holds (three digits under a small one).
+    let col_chars = col_labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    let fits = (f64::from(s - 3) / (col_chars as f64 * 0.62)) as i32;
+    let label_font = (s * 3 / 10).clamp(11, 14).min(fits).max(8);
     let label_chars = row_labels.iter().map(|l| l.chars().count()).max();
     let label_w = (label_chars.unwrap_or(1) as f64 * f64::from(label_font) * 0.62) as i32 + 8;
     let (ox, oy) = (PAD + label_w, PAD + label_font + 6);
@@ -410,7 +420,7 @@ fn legend(
         lines.push(Line {
             swatch: Swatch::None,
             text: format!(
-                "cut: rows {} and columns {} of the {nr}x{nc} board, around the marked squares",
+                "cut: rows {} and columns {} of the {nr}x{nc} board, around the squares that matter",
                 range(&rl),
                 range(&cl)
             ),
@@ -587,7 +597,7 @@ pub(crate) mod tests {
             .expect("the cut is said");
         assert_eq!(
             cut,
-            "cut: rows 185–204 and columns 95–114 of the 256x256 board, around the marked squares"
+            "cut: rows 185–204 and columns 95–114 of the 256x256 board, around the squares that matter"
         );
         assert!(svg.contains("<rect class=\"missing\""), "the mark is shown");
         // Squares stay at least 22 pixels wide.
@@ -598,6 +608,13 @@ pub(crate) mod tests {
             .and_then(|w| w.parse().ok())
             .unwrap();
         assert!(width >= 22 * MAX_SQUARES as i32, "{width}");
+        // Nothing marked: cut around where the step's move went.
+        let moved = board(&rows.join("/"), Coords::Numbers).with_move("movePiece 255 0 0 0");
+        let t = texts(&svg_of(moved));
+        assert!(
+            t.iter().any(|x| x == "cut: rows 0–19 and columns 0–19 of the 256x256 board, around the squares that matter"),
+            "{t:?}"
+        );
         // An empty board is said, not drawn as nothing.
         let empty = svg_of(board("", Coords::Numbers));
         assert!(texts(&empty).contains(&"(a board without squares)".to_string()));
