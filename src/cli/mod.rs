@@ -178,6 +178,13 @@ enum Command {
         /// Letters instead of chess symbols (the default when the locale is not UTF-8).
         #[arg(long)]
         ascii: bool,
+        /// human (the terminal) or html: one self-contained page, the boards as pictures,
+        /// for a browser.
+        #[arg(long, value_enum, default_value_t = explain::ExplainFormat::Human)]
+        format: explain::ExplainFormat,
+        /// Write the walk to this file instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
         #[command(flatten)]
         snapshot: SnapshotArgs,
         #[command(flatten)]
@@ -332,12 +339,16 @@ enum PackageCommand {
     /// flags fixed now), this chessgrade binary, the scenarios, their snapshots and the
     /// overlay. Grading flags after `--` are passed to `grade` as they are.
     #[command(
-        after_help = "Example: chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip -- --timeout 5\n\
+        after_help = "Example: chessgrade package gradescope scenarios/lab3 -o autograder.zip -- --timeout 5\n\
 Exit codes: 0 written; 2 bad flags, unreadable scenarios or a zip that cannot be written."
     )]
     Gradescope {
-        /// Scenario files or folders to grade on (folders are searched for *.txt); repeatable.
-        #[arg(long, required = true, value_name = "DIR")]
+        /// Scenario files or folders to grade on (folders are searched for *.txt), as `grade`
+        /// takes them (default: scenarios).
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// The same as the paths (the older spelling; repeatable).
+        #[arg(long, value_name = "DIR")]
         scenarios: Vec<PathBuf>,
         #[command(flatten)]
         snapshot: SnapshotArgs,
@@ -467,13 +478,14 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             0
         }
         Command::Package(PackageCommand::Gradescope {
+            paths,
             scenarios,
             snapshot,
             overlay,
             output,
             flags,
         }) => package::gradescope(&package::GradescopeArgs {
-            scenarios,
+            scenarios: package::scenario_paths(paths, scenarios),
             snapshot,
             overlay,
             output,
@@ -499,6 +511,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             snapshot,
             console,
             limits,
@@ -511,6 +525,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             palette,
         })?,
     })

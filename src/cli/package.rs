@@ -19,6 +19,17 @@ pub struct GradescopeArgs {
     pub flags: Vec<String>,
 }
 
+/// The scenarios to package: the positional paths and `--scenarios`
+/// (both spellings are kept, the paths first), or `scenarios` as `grade`'s
+/// default when neither names any.
+pub fn scenario_paths(paths: Vec<PathBuf>, flagged: Vec<PathBuf>) -> Vec<PathBuf> {
+    let all: Vec<PathBuf> = paths.into_iter().chain(flagged).collect();
+    match all.is_empty() {
+        true => vec![PathBuf::from("scenarios")],
+        false => all,
+    }
+}
+
 pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
     let binary = std::env::current_exe().map_err(|e| {
         StaffError::Usage(format!(
@@ -82,4 +93,20 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         );
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_come_from_the_paths_and_the_flag_else_the_default_folder() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            scenario_paths(vec![p("a"), p("b")], vec![p("c")]),
+            [p("a"), p("b"), p("c")]
+        );
+        assert_eq!(scenario_paths(vec![], vec![p("c")]), [p("c")]);
+        assert_eq!(scenario_paths(vec![], vec![]), [p("scenarios")]);
+    }
 }

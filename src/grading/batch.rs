@@ -234,6 +234,12 @@ impl BatchSpec {
         for note in &all_notes {
             events.note(note);
         }
+        // The compiler's message last, right above the scenarios that
+        // point to it.
+        let compile_error = subject.compile_error().map(str::to_string);
+        if let Some(message) = &compile_error {
+            events.note(&crate::report::compile_error_note(message));
+        }
         for diag in &discovered.errors {
             events.input_error(diag);
         }
@@ -259,6 +265,7 @@ impl BatchSpec {
             subject: subject.name.clone(),
             partition: self.partition,
             notes: all_notes,
+            compile_error,
             errors: discovered.errors,
             not_run,
             results,
@@ -305,6 +312,8 @@ pub struct Outcome {
     pub partition: Option<Partition>,
     /// Everything noted (walk, build, caller).
     pub notes: Vec<String>,
+    /// The compiler's message, when the upload did not compile.
+    pub compile_error: Option<String>,
     /// Input errors (each counted in the summary).
     pub errors: Vec<Diagnostic>,
     pub results: Vec<ScenarioResult>,
@@ -336,6 +345,7 @@ impl Outcome {
             notes,
             &self.results,
         )
+        .with_compile_error(self.compile_error.clone())
         .with_run(self.identity.clone())
     }
 }

@@ -459,10 +459,10 @@ impl Plan {
                 notes.extend(build_notes);
                 (run, keep)
             }
-            // Reported once, in the notes; each scenario points there,
-            // not 151 copies of the compiler's output.
+            // Reported once, as the report's compile error (a typed
+            // field, told with the notes); each scenario points there, not
+            // 151 copies of the compiler's output.
             Err(BuildError::Compile(msg)) => {
-                notes.push(format!("compile error:\n{msg}"));
                 // Each scenario points to the message: a Lab 3 build (one
                 // g++ per file) names the student's first error line there
                 // too; a console build's output (make's commands, several
@@ -483,6 +483,7 @@ impl Plan {
                     Run::Failed {
                         kind: FailureKind::CompileError(detail),
                         message: format!("the submission did not compile:\n{msg}"),
+                        compiler: Some(msg),
                     },
                     Keep::Nothing,
                 )
@@ -495,6 +496,7 @@ impl Plan {
                     Run::Failed {
                         kind: FailureKind::NotRecognised(e.to_string()),
                         message: e.to_string(),
+                        compiler: None,
                     },
                     Keep::Nothing,
                 )
@@ -539,6 +541,7 @@ impl Plan {
                 run: Run::Failed {
                     kind: FailureKind::NotRecognised("no upload was built".into()),
                     message: "no upload was built".into(),
+                    compiler: None,
                 },
                 build: None,
                 _keep: Keep::Nothing,
@@ -631,8 +634,13 @@ enum Run {
     },
     /// Nothing to run: every scenario fails with `kind` (a build that
     /// failed on the student's side); `message` says it whole (the
-    /// compiler's full output), for a command that walks one scenario.
-    Failed { kind: FailureKind, message: String },
+    /// compiler's full output), for a command that walks one scenario;
+    /// `compiler` the compiler's message when it did not compile.
+    Failed {
+        kind: FailureKind,
+        message: String,
+        compiler: Option<String>,
+    },
 }
 
 /// What keeps a build's folder (and so its program) alive for the run.
@@ -646,8 +654,8 @@ enum Keep {
 /// said, where the build came from, and how each scenario runs.
 pub struct Prepared {
     pub name: String,
-    /// What the build said of the upload (files left out, a compile
-    /// error, the graders' headers it was built with); not where the build
+    /// What the build said of the upload (files left out, the graders'
+    /// headers it was built with; a compile error is [`Prepared::compile_error`]); not where the build
     /// came from ([`Prepared::build`]) nor the memory check: see
     /// [`Prepared::report_notes`] and [`Prepared::built_with`].
     notes: Vec<String>,
@@ -747,6 +755,15 @@ impl Prepared {
     pub fn not_run(&self) -> Option<&FailureKind> {
         match &self.run {
             Run::Failed { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The compiler's message, when the upload did not compile (a
+    /// report's [`compile_error`](crate::report::Report::compile_error)).
+    pub fn compile_error(&self) -> Option<&str> {
+        match &self.run {
+            Run::Failed { compiler, .. } => compiler.as_deref(),
             _ => None,
         }
     }

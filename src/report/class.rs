@@ -259,6 +259,7 @@ mod tests {
             partition: None,
             elapsed_secs: 0.0,
             notes: vec![],
+            compile_error: None,
             scenarios: classes
                 .iter()
                 .enumerate()

@@ -18,6 +18,8 @@ pub struct HumanReporter<W: Write> {
     timed: bool,
     quiet: bool,
     style: Style,
+    /// Board diagrams under a failure (off where pictures show them).
+    diagrams: bool,
 }
 
 const INDENT: &str = "          ";
@@ -29,6 +31,7 @@ impl<W: Write> HumanReporter<W> {
             timed: false,
             quiet: false,
             style: Style::default(),
+            diagrams: true,
         }
     }
 
@@ -41,6 +44,13 @@ impl<W: Write> HumanReporter<W> {
     /// Leaves out the lines of passing scenarios.
     pub fn quiet(mut self, on: bool) -> Self {
         self.quiet = on;
+        self
+    }
+
+    /// Whether a failure's board diagrams are drawn (on unless a page
+    /// shows them as pictures beside the text).
+    pub fn diagrams(mut self, on: bool) -> Self {
+        self.diagrams = on;
         self
     }
 
@@ -227,8 +237,10 @@ impl<W: Write> HumanReporter<W> {
                 }
             }
         }
-        for diagram in failure_diagrams(f) {
-            self.diagram(&diagram)?;
+        if self.diagrams {
+            for diagram in failure_diagrams(f) {
+                self.diagram(&diagram)?;
+            }
         }
         if let Some(stderr) = &f.stderr {
             // The start of the debug output is enough to orient a student;

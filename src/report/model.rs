@@ -32,6 +32,12 @@ pub struct Report {
     pub elapsed_secs: f64,
     /// Remarks about the whole run (files left out of a build, ...).
     pub notes: Vec<String>,
+    /// The compiler's message, when the upload did not build (each
+    /// scenario then fails as `compile_error` and points here): what
+    /// PrairieLearn shows as the reason an attempt is not graded, and what
+    /// a student's page shows first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_error: Option<String>,
     pub scenarios: Vec<ScenarioRecord>,
     /// Which run this report (or slice) is part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,9 +195,27 @@ impl Report {
             partition,
             elapsed_secs,
             notes,
+            compile_error: None,
             scenarios: results.iter().map(ScenarioRecord::from_result).collect(),
             run: None,
         }
+    }
+
+    /// The notes as the text formats tell them (the terminal, Gradescope's
+    /// output, JUnit's, GitHub's notices): the run's notes, then the
+    /// compiler's message ([`compile_error_note`]), right above the
+    /// scenarios that point to it.
+    pub fn told_notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        notes.extend(self.compile_error.as_deref().map(compile_error_note));
+        notes
+    }
+
+    /// The report, with the compiler's message of an upload that did not
+    /// build (`None`: it built, or nothing was built).
+    pub fn with_compile_error(mut self, message: Option<String>) -> Report {
+        self.compile_error = message;
+        self
     }
 
     /// The report, marked as part of the run `identity`.
@@ -218,7 +242,7 @@ impl Report {
     /// errors: they must be of one run (same identity and subject), their
     /// slices `K/N` must each appear once and all appear, and together they
     /// must hold exactly the run's scenarios. Scenarios come out by name;
-    /// notes without repeats; times added up.
+    /// notes without repeats; times added up; the compiler's message kept.
     pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, MergeError> {
         use MergeProblem as P;
         let fail = |problem| Merging::Run.error(problem);
@@ -268,6 +292,8 @@ impl Report {
             partition: None,
             elapsed_secs: 0.0,
             notes: Vec::new(),
+            // Every slice built the same upload: its message is theirs.
+            compile_error: reports.iter().find_map(|(_, r)| r.compile_error.clone()),
             scenarios: Vec::new(),
             run: Some(identity.clone()),
         };
@@ -311,6 +337,12 @@ impl Report {
         merged.scenarios.extend(leak_item);
         Ok(merged)
     }
+}
+
+/// The compiler's message as a note of the text formats:
+/// `compile error:` and the message on the lines below.
+pub fn compile_error_note(message: &str) -> String {
+    format!("compile error:\n{message}")
 }
 
 /// `slice:K/N` → (K, N).
@@ -640,6 +672,7 @@ mod tests {
             partition: Some(format!("slice:{k}/2")),
             elapsed_secs: 1.0,
             notes: vec!["n".into()],
+            compile_error: None,
             scenarios,
             run: Some(RunIdentity::of(&["d.txt", "a.txt", "b.txt"])),
         };
@@ -668,6 +701,23 @@ mod tests {
         assert_eq!(m.elapsed_secs, 2.0);
         let t = m.totals();
         assert_eq!((t.passed, t.failed, t.points, t.possible), (2, 1, 5, 6));
+    }
+
+    #[test]
+    fn merging_keeps_the_compilers_message() {
+        let mut reports = both();
+        assert_eq!(Report::merge(reports.clone()).unwrap().compile_error, None);
+        for (_, r) in &mut reports {
+            r.compile_error = Some("Board.cc:3:1: error: expected ';'".into());
+        }
+        let m = Report::merge(reports).unwrap();
+        assert_eq!(
+            m.compile_error.as_deref(),
+            Some("Board.cc:3:1: error: expected ';'")
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["compile_error"], "Board.cc:3:1: error: expected ';'");
+        assert_eq!(serde_json::from_value::<Report>(json).unwrap(), m);
     }
 
     #[test]

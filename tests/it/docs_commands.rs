@@ -210,7 +210,7 @@ const PERFORMANCE: &str = "docs/performance.md";
 const PLANS: &[(&str, &str, Plan)] = &[
     (
         README,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
         Plan::Test("gradescope_package_end_to_end"),
     ),
     (
@@ -420,7 +420,7 @@ const PLANS: &[(&str, &str, Plan)] = &[
     ),
     (
         GRADING,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
         Plan::Test("gradescope_package_end_to_end"),
     ),
     (
@@ -1686,7 +1686,7 @@ fn run_packaged(c: &Course, zip: &str, name: &str, upload: &Path) -> Value {
 fn gradescope_package_end_to_end() {
     let cmd = doc_command(
         GRADING,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
     );
     let c = Course::new();
     let out = c.run_doc(GRADING, &cmd, "", 0);
@@ -1721,7 +1721,8 @@ fn gradescope_package_end_to_end() {
     );
     // About partial credit: a package of lab3/pawns, with a grading flag
     // passed through, and the pawn that never double-steps: it fails
-    // exactly NO_DOUBLE_STEP_FAILS_IN_PAWNS, 6 of 9 points.
+    // exactly NO_DOUBLE_STEP_FAILS_IN_PAWNS, 6 of 9 points. (Its scenarios
+    // in the older spelling, `--scenarios`, still taken.)
     c.run(
         "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o pawns.zip -- --timeout 20",
         0,
@@ -1740,11 +1741,11 @@ fn gradescope_package_end_to_end() {
     // The staff's mistakes: exit 2, one message, no zip.
     for (bad, says) in [
         (
-            "chessgrade package gradescope --scenarios scenarios/nowhere -o bad.zip",
+            "chessgrade package gradescope scenarios/nowhere -o bad.zip",
             "error: cannot package the scenarios: scenarios/nowhere",
         ),
         (
-            "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o no/such/folder/bad.zip",
+            "chessgrade package gradescope scenarios/lab3/pawns -o no/such/folder/bad.zip",
             "error: cannot write the zip no/such/folder/bad.zip",
         ),
         (
