@@ -524,8 +524,8 @@ impl ProcessSubject {
     ) -> Result<Vec<(Square, Square)>, SubjectError> {
         let dims = self.dims()?;
         let mut pairs = self.read_list(request, "SCAN", |l| protocol::parse_valid_line(l, dims))?;
-        // Sorted (stable), not deduplicated: an engine lists a promotion
-        // once per role, as the reference does.
+        // Sorted, not deduplicated: a pair listed twice is the engine's
+        // answer, shown as it is.
         pairs.sort();
         Ok(pairs)
     }

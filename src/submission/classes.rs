@@ -27,7 +27,7 @@
 //! solution).
 
 use super::cache::{self, BuildCache, Hit, KeyBuilder, Kind};
-use super::hooks::Hooks;
+use super::hooks::{COURSE_DIR, Hooks};
 use super::units::{Unit, UnitObjects, compile_all};
 use super::{Build, BuildError, Origin, cap_compiler_output, run_step};
 use crate::sandbox::EngineCommand;
@@ -196,7 +196,7 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
         .copy_into(&copy, options.case)
         .map_err(|e| super::copy_failed(&e))?;
     let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
-    let includes = Includes {
+    let mut includes = Includes {
         root: &copy,
         others: upload
             .header_dirs()
@@ -205,6 +205,12 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
             .map(|d| copy.join(d))
             .collect(),
     };
+    // A course's own headers, last: what the upload does not have.
+    if let Some(course) = options.hooks.course() {
+        let dir = tmp.path().join(COURSE_DIR);
+        course.write_headers(&dir).map_err(io)?;
+        includes.others.push(dir);
+    }
     let hooks = tmp.path().join(HOOKS_FILE);
     std::fs::write(&hooks, options.hooks.text()).map_err(io)?;
     std::fs::write(tmp.path().join(KIT_HEADER_FILE), KIT_HEADER).map_err(io)?;

@@ -13,9 +13,13 @@
 //! against that upload's headers: what fails there is the upload's
 //! classes differing from the course's, the student's.
 //!
-//! A hook file is read once, and its text is what every build writes into
-//! its own folder (as `chessgrade_hooks.cc`): an upload cannot replace it,
-//! whatever its files are called.
+//! A hook file and the course's headers are read once, and what was read
+//! is what every build writes into its own folder: the hook file as
+//! `chessgrade_hooks.cc` (an upload cannot replace it, whatever its files
+//! are called), the headers in a folder of their own, last on the include
+//! path, so that an upload that leaves out a course header (its classes'
+//! `.cc` files only) compiles against the course's, while an upload's own
+//! headers come first.
 
 use super::BuildError;
 use super::classes::{
@@ -30,9 +34,12 @@ pub const LAB3_HOOKS: &str = include_str!("../../adapters/lab3-cpp/hooks.cc");
 
 /// The largest hook file read.
 const MAX_HOOK_FILE_BYTES: u64 = 1 << 20;
-/// Course headers copied for the check: at most this many, this deep.
+/// Course headers read: at most this many, this deep, this many bytes.
 const MAX_COURSE_HEADERS: usize = 1000;
 const MAX_COURSE_DEPTH: usize = 4;
+const MAX_COURSE_BYTES: u64 = 16 << 20;
+/// The course's headers' folder in a build folder.
+pub(super) const COURSE_DIR: &str = "course";
 
 /// The hooks that put an upload's classes behind the kit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +76,9 @@ pub struct CourseHooks {
     pub path: PathBuf,
     /// What every build compiles.
     pub text: String,
+    /// The course's headers beside it (paths relative to its folder, and
+    /// their bytes), as read.
+    pub headers: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// Why a hook file cannot be used: the staff's problem, said whole.
@@ -87,10 +97,10 @@ impl std::error::Error for HookFileError {}
 pub const REQUIRED_HOOKS: &[&str] = &["rules", "new_board", "place", "try_move", "piece_at"];
 
 impl CourseHooks {
-    /// Reads the hook file at `path` and checks it with `options`'
-    /// compiler and flags: compiled against the course's headers beside it
-    /// (every header of its folder, up to four folders
-    /// down), then linked with the kit, every required hook defined. The
+    /// Reads the hook file at `path` and the course's headers beside it
+    /// (every header of its folder, up to four folders down), and checks it
+    /// with `options`' compiler and flags: compiled against those headers,
+    /// then linked with the kit, every required hook defined. The
     /// compile of the hook file and the kit's object come from the build
     /// cache when it has them, so a second run checks with one link.
     pub fn load(path: &Path, options: &CppOptions) -> Result<CourseHooks, HookFileError> {
@@ -99,9 +109,17 @@ impl CourseHooks {
             .map_err(|e| named(e.to_string()))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| named("the hook file is not UTF-8 text".to_string()))?;
+        let dir = course_dir(path);
+        let headers = read_headers(&dir).map_err(|e| {
+            named(format!(
+                "cannot read the course's headers in {}: {e}",
+                dir.display()
+            ))
+        })?;
         let hooks = CourseHooks {
             path: path.to_path_buf(),
             text,
+            headers,
         };
         hooks.check(options).map_err(|e| match e {
             Checked::Staff(m) => named(m),
@@ -112,20 +130,26 @@ impl CourseHooks {
         Ok(hooks)
     }
 
-    /// The folder whose headers are the course's.
-    fn course_dir(&self) -> PathBuf {
-        match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
+    /// Writes the course's headers into `to` (created), keeping their
+    /// places.
+    pub(super) fn write_headers(&self, to: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for (rel, bytes) in &self.headers {
+            let target = to.join(rel);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(target, bytes)?;
         }
+        Ok(())
     }
 
     fn check(&self, options: &CppOptions) -> Result<(), Checked> {
         let build = |e: std::io::Error| Checked::Build(BuildError::Io(e.to_string()));
         let tmp =
             crate::sandbox::Scratch::new("chessgrade-hooks-", &options.disk).map_err(build)?;
-        let course = tmp.path().join("course");
-        let copied = copy_headers(&self.course_dir(), &course).map_err(build)?;
+        let course = tmp.path().join(COURSE_DIR);
+        self.write_headers(&course).map_err(build)?;
         let source = tmp.path().join(HOOKS_FILE);
         std::fs::write(&source, &self.text).map_err(build)?;
         std::fs::write(tmp.path().join(KIT_HEADER_FILE), KIT_HEADER).map_err(build)?;
@@ -159,12 +183,13 @@ impl CourseHooks {
         .remove(0);
         let shown = |out: &str| self.shown(out, tmp.path());
         if !compiled.ok {
-            let beside = match copied {
+            let dir = course_dir(&self.path);
+            let beside = match self.headers.len() {
                 0 => format!(
                     "; {} holds no header: the course's headers go beside the hook file",
-                    self.course_dir().display()
+                    dir.display()
                 ),
-                n => format!(" ({n} in {})", self.course_dir().display()),
+                n => format!(" ({n} in {})", dir.display()),
             };
             return Err(Checked::Staff(format!(
                 "the hook file does not compile against the course's headers{beside}:\n{}",
@@ -212,8 +237,8 @@ impl CourseHooks {
     fn shown(&self, output: &str, tmp: &Path) -> String {
         let mut text = output
             .replace(
-                &format!("{}/", tmp.join("course").display()),
-                &format!("{}/", self.course_dir().display()),
+                &format!("{}/", tmp.join(COURSE_DIR).display()),
+                &format!("{}/", course_dir(&self.path).display()),
             )
             .replace(
                 &tmp.join(HOOKS_FILE).display().to_string(),
@@ -232,40 +257,51 @@ enum Checked {
     Build(BuildError),
 }
 
-/// Copies every header under `from` (not following links, at most
-/// [`MAX_COURSE_HEADERS`] of them, [`MAX_COURSE_DEPTH`] folders down) into
-/// `to`, keeping their places; how many.
-fn copy_headers(from: &Path, to: &Path) -> std::io::Result<usize> {
-    std::fs::create_dir_all(to)?;
-    let mut copied = 0;
+/// The folder whose headers are the course's: the hook file's.
+fn course_dir(hook_file: &Path) -> PathBuf {
+    match hook_file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Every header under `from` (not following links, not in a hidden
+/// folder, at most [`MAX_COURSE_HEADERS`] of them and [`MAX_COURSE_BYTES`]
+/// in all, [`MAX_COURSE_DEPTH`] folders down), sorted, with its path
+/// relative to `from`.
+fn read_headers(from: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut headers = Vec::new();
+    let mut bytes = 0;
     let walk = walkdir::WalkDir::new(from)
         .follow_links(false)
         .max_depth(MAX_COURSE_DEPTH)
         .sort_by_file_name();
     for entry in walk {
         let entry = entry.map_err(std::io::Error::other)?;
-        let skipped = entry
-            .path()
-            .strip_prefix(from)
-            .ok()
-            .and_then(|rel| rel.components().next())
-            .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-        if !entry.file_type().is_file()
-            || skipped
-            || !crate::upload::is_header(entry.path())
-            || copied >= MAX_COURSE_HEADERS
-        {
+        let rel = entry.path().strip_prefix(from).expect("under the root");
+        let hidden = rel
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+        if !entry.file_type().is_file() || hidden || !crate::upload::is_header(entry.path()) {
             continue;
         }
-        let rel = entry.path().strip_prefix(from).expect("under the root");
-        let target = to.join(rel);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
+        if headers.len() == MAX_COURSE_HEADERS {
+            return Err(std::io::Error::other(format!(
+                "more than {MAX_COURSE_HEADERS} headers"
+            )));
         }
-        std::fs::copy(entry.path(), &target)?;
-        copied += 1;
+        let content = crate::scenario::read_regular_file(entry.path(), MAX_COURSE_BYTES)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", rel.display())))?;
+        bytes += content.len() as u64;
+        if bytes > MAX_COURSE_BYTES {
+            return Err(std::io::Error::other(format!(
+                "more than {} MiB of headers",
+                MAX_COURSE_BYTES >> 20
+            )));
+        }
+        headers.push((rel.to_path_buf(), content));
     }
-    Ok(copied)
+    Ok(headers)
 }
 
 /// The kit's hooks a link's output says are undefined (GNU ld's
