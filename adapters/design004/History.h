@@ -40,6 +40,7 @@ public:
     void SetKilled(Piece *p, Point at);
     void SetRookMove(Point f, Point t);
     void SetPromotion(Piece *p);
+    void DeleteTaken(); // the pieces a move made took off the board (the board is deleted)
     void UndoLastMove();
     void RedoUndoneMove();
 };

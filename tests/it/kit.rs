@@ -452,6 +452,32 @@ fn a_hook_file_without_a_required_hook_is_the_staffs_error_naming_the_hook() {
         !err.contains("compile:") && stdout(&out).is_empty(),
         "{err}"
     );
+    // docs/course-classes.md shows this line, the hook file at `course/`.
+    let line = err
+        .lines()
+        .find(|l| l.contains("`piece_at`"))
+        .unwrap()
+        .replace(&hooks.display().to_string(), "course/hooks.cc");
+    let chapter = std::fs::read_to_string(root().join("docs/course-classes.md")).unwrap();
+    assert!(chapter.lines().any(|l| l == line), "{line}");
+}
+
+#[test]
+fn the_chapters_code_is_seed_004s_hook_file_as_it_is() {
+    let chapter = std::fs::read_to_string(root().join("docs/course-classes.md")).unwrap();
+    let hooks = std::fs::read_to_string(design004_hooks()).unwrap();
+    let file: Vec<&str> = hooks.lines().collect();
+    let mut blocks = 0;
+    for block in chapter.split("```cpp\n").skip(1) {
+        let lines: Vec<&str> = block.split("\n```").next().unwrap().lines().collect();
+        assert!(
+            file.windows(lines.len()).any(|w| w == lines.as_slice()),
+            "not in adapters/design004/hooks.cc as it is:\n{}",
+            lines.join("\n")
+        );
+        blocks += 1;
+    }
+    assert_eq!(blocks, 3);
 }
 
 #[test]
