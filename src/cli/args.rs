@@ -241,6 +241,11 @@ pub struct ScenarioArgs {
     /// Accept a selection with no scenario file (otherwise an error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,
+    /// A rule file that every scenario of its family (the set it extends)
+    /// runs under, in place of the built-in set; repeatable, one per family
+    /// (docs/course-rules.md).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -519,4 +524,10 @@ impl Format {
                 | Format::Classroom
         )
     }
+}
+
+/// `--rules NAME|FILE`: a built-in set's name or a rule file, read now (a
+/// bad file is clap's usage error, exit 2, with the file's located message).
+pub fn rule_set(text: &str) -> Result<chessgrade::engine::RuleSet, String> {
+    chessgrade::rulefile::named(text).map_err(|d| d.to_string())
 }

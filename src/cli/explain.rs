@@ -44,7 +44,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
     let plan = Plan::choose(std::slice::from_ref(&one.found), &store, &what, &options)?;
     let prepared = plan.prepare(&what)?;
     let walked = explain_one(&one, &store, &prepared)?;
-    let rules = one.scenario.directives.rules.name();
+    let rules = one.scenario.directives.rules.name;
     let mut out = String::new();
     match &walked {
         Walked::NotRun(message) => {

@@ -22,8 +22,14 @@ pub fn render(scenario: &Scenario, comments: &[String]) -> String {
         }
     }
     let d = &scenario.directives;
-    if d.rules != RuleSetId::Lab3 {
-        let _ = writeln!(out, "@rules {}", d.rules);
+    match &d.rules_line {
+        Some(line) => {
+            let _ = writeln!(out, "@rules {line}");
+        }
+        None if d.rules.id != RuleSetId::Lab3 => {
+            let _ = writeln!(out, "@rules {}", d.rules.id);
+        }
+        None => {}
     }
     if d.visibility != Visibility::Visible {
         let _ = writeln!(out, "@visibility {}", d.visibility.name());

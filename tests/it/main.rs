@@ -37,6 +37,7 @@ mod shards;
 mod shrink;
 mod snapshot_names;
 mod uploads;
+mod variants;
 
 /// Cargo builds this binary only (`autotests = false`, one `[[test]]`), so
 /// a test file anywhere else under `tests/`, or one here that this file
