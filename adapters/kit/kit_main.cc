@@ -793,10 +793,12 @@ void serve_fen(const Line &line)
             if (i < board.n)
                 rows++;
         }
-        else if (ch == 'M' || ch == 'm')
-            refuse("a Mystery piece: the kit places the six chess pieces only");
         else if (is_piece_letter(ch))
             width++;
+        else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
+            refuse("a piece `%c` (a Mystery piece, or a rule file's): the kit places the six "
+                   "chess pieces only",
+                   ch);
         else
         {
             answer_cstr("ERR bad FEN");
@@ -899,13 +901,18 @@ void serve(const Line &line)
         end_setup();
     if (is(cmd, "RULES"))
     {
-        // `RULES <name> [more tokens]`: the name goes to the hook; what follows (a Mystery
-        // piece's shape, key=value tokens) is not the hooks' to read
+        // `RULES <name> [more tokens]`: the name goes to the hook. What may follow changes
+        // the rule set (a rule file's `key=value` tokens, a Mystery piece's shape), and the
+        // course's classes play their own rules: refused.
         if (n < 2)
         {
             answer_cstr("ERR bad arguments");
             return;
         }
+        if (n > 2)
+            refuse("the rule set `%.*s` changed (`%.*s` ...): the course's classes play their own "
+                   "rules, which a hook file cannot change",
+                   static_cast<int>(tok[1].n), tok[1].p, static_cast<int>(tok[2].n), tok[2].p);
         char name[32];
         if (tok[1].n >= sizeof name)
             refuse("the rule set `%.32s...`", tok[1].p);
@@ -954,8 +961,10 @@ void serve(const Line &line)
             return;
         }
         char type = tok[2].p[0];
-        if (type == 'm')
-            refuse("a Mystery piece: the kit places the six chess pieces only");
+        if (type >= 'a' && type <= 'z' && !is_piece_letter(type))
+            refuse("a piece `%c` (a Mystery piece, or a rule file's): the kit places the six "
+                   "chess pieces only",
+                   type);
         if (!is_piece_letter(type) || chessgrade::is_white(type))
         {
             answer_cstr("ERR bad piece");

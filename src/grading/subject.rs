@@ -275,6 +275,11 @@ fn check_kit_steps(found: &[Found]) -> Result<(), StaffError> {
             problems.push(format!(
                 "{name}: not gradable through a course's hook file: a Mystery piece (the adapter kit places the six chess pieces only)"
             ));
+        } else if s.directives.rules != s.directives.rules.id.rules() {
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: a rule file's rules (`@rules {}`): the course's classes play their own",
+                s.directives.rules_line.as_deref().unwrap_or(s.directives.rules.id.name())
+            ));
         }
     }
     not_gradable(

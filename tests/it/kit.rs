@@ -666,3 +666,105 @@ fn a_hook_file_that_is_not_there_is_the_staffs_error() {
         stderr(&out)
     );
 }
+
+/// The kit over seed 004's classes, spoken to directly (outside a
+/// session, one request at a time as the front serves them): what it
+/// refuses as the staff's (`ERR unsupported: ...`), what it answers
+/// without asking the classes, and what it asks them.
+#[test]
+fn the_kit_refuses_what_the_hooks_cannot_serve_and_answers_the_rest() {
+    use std::io::Write;
+    let session: &[(&str, &str)] = &[
+        ("HELLO 2", "HELLO 2 caps=scan,fork name=chessgrade-kit"),
+        (
+            "RULES standard castling=none",
+            "ERR unsupported: the rule set `standard` changed (`castling=none` ...): the course's classes play their own rules, which a hook file cannot change",
+        ),
+        (
+            "RULES lab3",
+            "ERR unsupported: seed 004's classes play standard chess only",
+        ),
+        ("RULES standard", "OK"),
+        ("NEW 6 6", "ERR unsupported: seed 004's Board is 8x8"),
+        (
+            "FEN 4k3/8/8/8/8/8/8/4K3 b - - 0 1",
+            "ERR unsupported: Black to move first: the kit sets no side to move (the course's classes start with White)",
+        ),
+        (
+            "FEN 4k3/8/8/8/8/8/8/4K3 w - e3 0 1",
+            "ERR unsupported: an en-passant square in the setup (`e3`): a placed piece has not moved",
+        ),
+        (
+            "FEN 4k3/8/8/8/8/8/8/4A3 w - - 0 1",
+            "ERR unsupported: a piece `A` (a Mystery piece, or a rule file's): the kit places the six chess pieces only",
+        ),
+        ("FEN 4k3/8/8//8/8/8/4K3 w - - 0 1", "ERR bad FEN"),
+        // Kings and rooks at home give the rights the FEN says.
+        ("FEN r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1", "OK"),
+        (
+            "BOARD",
+            "BOARD r...k.../......../......../......../......../......../......../....K..R",
+        ),
+        ("NEW 8 8", "OK"),
+        ("PLACE w k 7 4", "OK"),
+        ("PLACE w r 7 7", "OK"),
+        (
+            "PLACE w a 0 0",
+            "ERR unsupported: a piece `a` (a Mystery piece, or a rule file's): the kit places the six chess pieces only",
+        ),
+        ("PLACE w 1 0 0", "ERR bad piece"),
+        // NEW gives no castling rights under `standard`; the king and rook
+        // placed at home would castle.
+        (
+            "BOARD",
+            "ERR unsupported: the setup's castling rights are `-`, but a placed piece has not moved, so its kings and rooks on their home squares may castle `K`: set it up with a FEN whose castling field is `K`",
+        ),
+        (
+            "PLAY 7 4 7 5",
+            "ERR unsupported: `move` steps need a refused move's reason, which no hook gives: use movePiece steps",
+        ),
+        (
+            "STATUS",
+            "ERR unsupported: no hook tells check, mate or stalemate (`status`)",
+        ),
+        (
+            "THREAT 7 4",
+            "ERR unsupported: the hook file defines no `threatened` hook (isPieceUnderThreat: THREAT, SCAN THREAT)",
+        ),
+        ("VALID 7 4 9 9", "0"),
+        ("VALID 7 4 7 5", "1"),
+        ("MOVE 7 4 7 5", "1"),
+        ("UNDO", "1"),
+        ("UNDO", "0"),
+        ("REDO", "1"),
+        (
+            "BOARD",
+            "BOARD ......../......../......../......../......../......../......../.....K.R",
+        ),
+        ("FROB", "ERR unknown request"),
+    ];
+    let mut child = std::process::Command::new(design004_engine("design004-correct"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for (request, _) in session {
+        input.push_str(request);
+        input.push('\n');
+    }
+    input.push_str("QUIT\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers = String::from_utf8(out.stdout).unwrap();
+    let answers: Vec<&str> = answers.lines().collect();
+    let expected: Vec<&str> = session.iter().map(|(_, answer)| *answer).collect();
+    assert_eq!(answers, expected);
+}
