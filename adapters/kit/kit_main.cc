@@ -876,6 +876,17 @@ const char *without_hook(const Tok &cmd)
     return nullptr;
 }
 
+// Whether a request may be served: `ERR bad arguments` unless its arguments are `ok`, then
+// `ERR no board` unless there is one.
+bool ready(bool ok)
+{
+    if (!ok)
+        answer_cstr("ERR bad arguments");
+    else if (g_rows == 0)
+        answer_cstr("ERR no board");
+    return ok && g_rows > 0;
+}
+
 // Serves one request. Student code may throw: the caller turns that into ERR.
 void serve(const Line &line)
 {
@@ -986,16 +997,8 @@ void serve(const Line &line)
     }
     if (is(cmd, "TURN"))
     {
-        if (n != 2 || (!is(tok[1], "w") && !is(tok[1], "b")))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 2 && (is(tok[1], "w") || is(tok[1], "b"))))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         if (is(tok[1], "b"))
             refuse("Black to move first: the kit sets no side to move (the course's classes "
                    "start with White)");
@@ -1005,17 +1008,9 @@ void serve(const Line &line)
     if (is(cmd, "VALID") || is(cmd, "MOVE"))
     {
         int a[4];
-        if (n != 5 || !parse_int(tok[1], a[0]) || !parse_int(tok[2], a[1]) ||
-            !parse_int(tok[3], a[2]) || !parse_int(tok[4], a[3]))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 5 && parse_int(tok[1], a[0]) && parse_int(tok[2], a[1]) &&
+                   parse_int(tok[3], a[2]) && parse_int(tok[4], a[3])))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         bool valid = is(cmd, "VALID");
         if (valid)
             need(hooks::valid, "valid", "isValidMove: VALID, SCAN VALID");
@@ -1033,16 +1028,8 @@ void serve(const Line &line)
     if (is(cmd, "THREAT"))
     {
         int r, c;
-        if (n != 3 || !parse_int(tok[1], r) || !parse_int(tok[2], c))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 3 && parse_int(tok[1], r) && parse_int(tok[2], c)))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         need(hooks::threatened, "threatened", "isPieceUnderThreat: THREAT, SCAN THREAT");
         if (!on_board(r, c))
         {
@@ -1054,16 +1041,8 @@ void serve(const Line &line)
     }
     if (is(cmd, "SCAN"))
     {
-        if (n != 2 || (!is(tok[1], "VALID") && !is(tok[1], "THREAT")))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 2 && (is(tok[1], "VALID") || is(tok[1], "THREAT"))))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         if (is(tok[1], "VALID"))
             scan_valid();
         else
@@ -1072,16 +1051,8 @@ void serve(const Line &line)
     }
     if (is(cmd, "UNDO") || is(cmd, "REDO"))
     {
-        if (n != 1)
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 1))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         bool undo = is(cmd, "UNDO");
         if (undo)
             need(hooks::undo, "undo", "UNDO");
@@ -1092,16 +1063,8 @@ void serve(const Line &line)
     }
     if (is(cmd, "BOARD"))
     {
-        if (n != 1)
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 1))
             return;
-        }
-        if (g_rows == 0)
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         put_str(g_ans, "BOARD ");
         for (int r = 0; r < g_rows; r++)
         {

@@ -80,6 +80,23 @@ pub fn output(cmd: &mut Command) -> Output {
     cmd.output().expect("the binary runs")
 }
 
+/// Runs `cmd` to the end with `input` on its stdin (stdout piped).
+pub fn output_with_input(cmd: &mut Command, input: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the program runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// `chessgrade ARGS` in the project's folder.
 pub fn chessgrade(args: &[&str]) -> Output {
     output(command(root()).args(args))

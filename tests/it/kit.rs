@@ -13,7 +13,7 @@ use crate::helpers::{
     stderr, stdout,
 };
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Seed 004's "What to test for" items, each with the folder of
 /// `scenarios/design004/` that tests it (items that only introduce others,
@@ -430,9 +430,11 @@ fn grade_with_hooks(hooks: &Path, scenarios: &str) -> std::process::Output {
     ])
 }
 
-#[test]
-fn a_hook_file_without_a_required_hook_is_the_staffs_error_naming_the_hook() {
-    let course = course_with_hooks(("char piece_at(Square at)", "char piece_on(Square at)"));
+/// `grade` through seed 004's hook file changed by `change`, which is
+/// refused before any upload is built or any scenario run (exit 2): the
+/// error, the hook file and its course folder.
+fn refused_hook_file(change: (&str, &str)) -> (String, PathBuf, tempfile::TempDir) {
+    let course = course_with_hooks(change);
     let hooks = course.path().join("hooks.cc");
     let out = grade_with_hooks(
         &hooks,
@@ -441,15 +443,21 @@ fn a_hook_file_without_a_required_hook_is_the_staffs_error_naming_the_hook() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
+        !err.contains("compile:") && stdout(&out).is_empty(),
+        "{err}"
+    );
+    (err, hooks, course)
+}
+
+#[test]
+fn a_hook_file_without_a_required_hook_is_the_staffs_error_naming_the_hook() {
+    let (err, hooks, _course) =
+        refused_hook_file(("char piece_at(Square at)", "char piece_on(Square at)"));
+    assert!(
         err.contains(&format!(
             "error: --adapter {}: the hook file does not define the required hook `piece_at`",
             hooks.display()
         )),
-        "{err}"
-    );
-    // Refused before any upload was built or any scenario run.
-    assert!(
-        !err.contains("compile:") && stdout(&out).is_empty(),
         "{err}"
     );
     // docs/course-classes.md shows this line, the hook file at `course/`.
@@ -482,14 +490,8 @@ fn the_chapters_code_is_seed_004s_hook_file_as_it_is() {
 
 #[test]
 fn a_hook_file_that_does_not_compile_is_the_staffs_error_with_the_compilers_message() {
-    let course = course_with_hooks(("return board->UndoLastMove();", "return board->Undo();"));
-    let hooks = course.path().join("hooks.cc");
-    let out = grade_with_hooks(
-        &hooks,
-        "scenarios/design004/point-gives-its-coordinates-back",
-    );
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (err, hooks, course) =
+        refused_hook_file(("return board->UndoLastMove();", "return board->Undo();"));
     assert!(
         err.contains(&format!(
             "error: --adapter {}: the hook file does not compile against the course's headers (11 in {})",
@@ -503,10 +505,6 @@ fn a_hook_file_that_does_not_compile_is_the_staffs_error_with_the_compilers_mess
         err.contains(&format!("{}:", hooks.display()))
             && err.contains("has no member named")
             && err.contains("Undo"),
-        "{err}"
-    );
-    assert!(
-        !err.contains("compile:") && stdout(&out).is_empty(),
         "{err}"
     );
 }
@@ -530,6 +528,23 @@ fn a_hook_answering_garbage_is_the_staffs_error_naming_the_hook() {
         out_text.contains("0 passed, 0 failed, 1 input errors"),
         "{out_text}"
     );
+}
+
+/// The project `dir`'s scenarios (their snapshots written by the
+/// reference engine first) graded on the correct seed 004 upload through
+/// the hook file `hooks`.
+fn grade_project(dir: &tempfile::TempDir, hooks: &Path) -> std::process::Output {
+    let run = helpers::output(helpers::command(dir.path()).args(["run", "--accept", "-q"]));
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let upload = design004_upload("design004-correct");
+    helpers::output(helpers::command(dir.path()).args([
+        "grade",
+        "--submission",
+        upload.to_str().unwrap(),
+        "--adapter",
+        hooks.to_str().unwrap(),
+        "-q",
+    ]))
 }
 
 #[test]
@@ -556,17 +571,7 @@ fn scenarios_the_courses_classes_cannot_run_are_the_staffs_errors_with_the_reaso
             b"@rules standard\n1\nfen 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n~\nisValidScan\n",
         ),
     ]);
-    let run = helpers::output(helpers::command(dir.path()).args(["run", "--accept", "-q"]));
-    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
-    let upload = design004_upload("design004-correct");
-    let out = helpers::output(helpers::command(dir.path()).args([
-        "grade",
-        "--submission",
-        upload.to_str().unwrap(),
-        "--adapter",
-        design004_hooks().to_str().unwrap(),
-        "-q",
-    ]));
+    let out = grade_project(&dir, &design004_hooks());
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
     let why = "not gradable through the course's hook file";
@@ -609,17 +614,8 @@ fn steps_no_hook_answers_are_refused_before_anything_is_built() {
             b"@rules standard\n1\nfen 4k3/8/8/8/8/8/8/4K3 w - - 0 1\n~\nundo\n",
         ),
     ]);
-    let run = helpers::output(helpers::command(dir.path()).args(["run", "--accept", "-q"]));
-    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
-    let upload = design004_upload("design004-correct");
-    let out = helpers::output(helpers::command(dir.path()).args([
-        "grade",
-        "--submission",
-        upload.to_str().unwrap(),
-        "--adapter",
-        // Never read: the scenarios are refused first.
-        "/nonexistent/hooks.cc",
-    ]));
+    // The hook file is never read: the scenarios are refused first.
+    let out = grade_project(&dir, Path::new("/nonexistent/hooks.cc"));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(
@@ -673,7 +669,6 @@ fn a_hook_file_that_is_not_there_is_the_staffs_error() {
 /// without asking the classes, and what it asks them.
 #[test]
 fn the_kit_refuses_what_the_hooks_cannot_serve_and_answers_the_rest() {
-    use std::io::Write;
     let session: &[(&str, &str)] = &[
         ("HELLO 2", "HELLO 2 caps=scan,fork name=chessgrade-kit"),
         (
@@ -743,25 +738,14 @@ fn the_kit_refuses_what_the_hooks_cannot_serve_and_answers_the_rest() {
         ),
         ("FROB", "ERR unknown request"),
     ];
-    let mut child = std::process::Command::new(design004_engine("design004-correct"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let mut input = String::new();
     for (request, _) in session {
         input.push_str(request);
         input.push('\n');
     }
     input.push_str("QUIT\n");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut engine = std::process::Command::new(design004_engine("design004-correct"));
+    let out = helpers::output_with_input(engine.stderr(std::process::Stdio::null()), &input);
     assert!(out.status.success());
     let answers = String::from_utf8(out.stdout).unwrap();
     let answers: Vec<&str> = answers.lines().collect();
