@@ -204,9 +204,15 @@ pub struct SnapshotArgs {
     /// `<stem>.expected` traces (the course corpus layout).
     #[arg(long, default_value = "snapshots")]
     pub snapshots: PathBuf,
-    /// Scenario root: snapshot names are paths relative to it.
+    /// Scenario root: snapshot names are paths relative to it (and a folder's
+    /// rules.toml applies to the scenarios below it, up to this folder).
     #[arg(long, default_value = "scenarios")]
     pub root: PathBuf,
+    /// A rule file that every scenario of its family (the set it extends)
+    /// runs under, in place of the built-in set; repeatable, one per family
+    /// (docs/course-rules.md).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -241,11 +247,6 @@ pub struct ScenarioArgs {
     /// Accept a selection with no scenario file (otherwise an error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,
-    /// A rule file that every scenario of its family (the set it extends)
-    /// runs under, in place of the built-in set; repeatable, one per family
-    /// (docs/course-rules.md).
-    #[arg(long = "rules", value_name = "FILE")]
-    pub rules: Vec<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
 }

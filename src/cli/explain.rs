@@ -30,7 +30,7 @@ pub struct ExplainArgs {
 }
 
 pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
-    let one = One::load(&a.scenario, &a.snapshot.root)?;
+    let one = One::load(&a.scenario, &a.snapshot.root, &a.snapshot.rules)?;
     if a.subject.engine.is_some() && a.console.forces_console() {
         return Err(StaffError::Usage(
             "a console program is explained with --submission DIR or --program PATH, not --engine"

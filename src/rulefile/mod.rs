@@ -150,10 +150,27 @@ pub fn named(text: &str) -> Result<RuleSet, Diagnostic> {
     }
 }
 
+/// The rules a scenario runs under, and the rule file they come from
+/// (`None`: a built-in set).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub rules: RuleSet,
+    pub file: Option<PathBuf>,
+}
+
+impl Resolved {
+    fn built_in(rules: RuleSet) -> Resolved {
+        Resolved { rules, file: None }
+    }
+}
+
 /// Which rules each scenario runs under (see the module doc): the
 /// `--rules` files, the scenario root, and the rule files read so far.
 #[derive(Debug, Default)]
 pub struct RuleBook {
+    /// Every scenario runs under these (a scenario rebuilt from another,
+    /// as `shrink` does, runs under the rules of the one it came from).
+    fixed: Option<Resolved>,
     /// Where folder files are looked for, upwards from a scenario: up to
     /// and including this folder (canonical); `None`: the scenario's own
     /// folder only.
@@ -186,10 +203,20 @@ impl RuleBook {
             replacing.push((file.clone(), rules));
         }
         Ok(RuleBook {
+            fixed: None,
             root: root.and_then(|r| r.canonicalize().ok()),
             replacing,
             read: Mutex::default(),
         })
+    }
+
+    /// A book under which every scenario runs under `resolved`, whatever
+    /// its `@rules` says.
+    pub fn fixed(resolved: Resolved) -> RuleBook {
+        RuleBook {
+            fixed: Some(resolved),
+            ..RuleBook::default()
+        }
     }
 
     /// The rules of the scenario file `path`.
@@ -210,30 +237,43 @@ impl RuleBook {
     }
 
     /// The rule file at `path`, read once.
-    fn file(&self, path: &Path) -> Result<RuleSet, Diagnostic> {
+    fn file(&self, path: &Path) -> Result<Resolved, Diagnostic> {
         let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
-        read.entry(key).or_insert_with(|| load(path)).clone()
+        let rules = read
+            .entry(key.clone())
+            .or_insert_with(|| load(path))
+            .clone()?;
+        Ok(Resolved {
+            rules,
+            file: Some(key),
+        })
     }
 
     /// The nearest folder file of family `id` for a scenario in `dir`.
-    fn folder_file(
-        &self,
-        dir: &Path,
-        id: RuleSetId,
-    ) -> Result<Option<(PathBuf, RuleSet)>, Diagnostic> {
-        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let under_root = self.root.as_ref().filter(|root| dir.starts_with(root));
+    fn folder_file(&self, dir: &Path, id: RuleSetId) -> Result<Option<Resolved>, Diagnostic> {
+        // Folders as the scenario was named (so messages name them so),
+        // compared with the root canonically.
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let under_root = self
+            .root
+            .as_ref()
+            .filter(|root| canonical(dir).starts_with(root));
         for folder in dir.ancestors() {
+            let folder = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
             let file = folder.join(FOLDER_FILE);
             if file.exists() {
-                let rules = self.file(&file)?;
-                if rules.id == id {
-                    return Ok(Some((file, rules)));
+                let resolved = self.file(&file)?;
+                if resolved.rules.id == id {
+                    return Ok(Some(resolved));
                 }
             }
             match under_root {
-                Some(root) if folder != root.as_path() => continue,
+                Some(root) if canonical(folder) != *root => continue,
                 _ => break,
             }
         }
@@ -251,7 +291,10 @@ pub struct Resolver<'a> {
 impl Resolver<'_> {
     /// The rules of a scenario whose `@rules` line says `named` (`None`:
     /// it has none).
-    pub fn resolve(&self, named: Option<&str>) -> Result<RuleSet, RulesError> {
+    pub fn resolve(&self, named: Option<&str>) -> Result<Resolved, RulesError> {
+        if let Some(fixed) = &self.book.fixed {
+            return Ok(fixed.clone());
+        }
         let named = named.unwrap_or("lab3");
         let id = match named.parse::<RuleSetId>() {
             Ok(id) => id,
@@ -267,7 +310,10 @@ impl Resolver<'_> {
             .replacing
             .iter()
             .find(|(_, r)| r.id == id)
-            .cloned();
+            .map(|(file, rules)| Resolved {
+                rules: *rules,
+                file: Some(file.canonicalize().unwrap_or_else(|_| file.clone())),
+            });
         let folder = match self.scenario.and_then(Path::parent) {
             Some(dir) => {
                 let dir = if dir.as_os_str().is_empty() {
@@ -280,21 +326,26 @@ impl Resolver<'_> {
             None => None,
         };
         match (flag, folder) {
-            (Some((flag_file, a)), Some((folder_file, b))) if !a.same_rules(&b) => {
+            (Some(a), Some(b)) if !a.rules.same_rules(&b.rules) => {
+                let shown = |r: &Resolved| {
+                    r.file
+                        .as_deref()
+                        .map_or(String::new(), |p| p.display().to_string())
+                };
                 Err(RulesError::Here(format!(
                     "two rule files for this {id} scenario disagree: --rules {} and {}; keep one",
-                    flag_file.display(),
-                    folder_file.display()
+                    shown(&a),
+                    shown(&b)
                 )))
             }
-            (Some((_, rules)), _) | (None, Some((_, rules))) => Ok(rules),
-            (None, None) => Ok(id.rules()),
+            (Some(resolved), _) | (None, Some(resolved)) => Ok(resolved),
+            (None, None) => Ok(Resolved::built_in(id.rules())),
         }
     }
 
     /// A rule file a scenario names: relative to the scenario's folder,
     /// else to the root.
-    fn named_file(&self, named: &str) -> Result<RuleSet, RulesError> {
+    fn named_file(&self, named: &str) -> Result<Resolved, RulesError> {
         let dir = self
             .scenario
             .and_then(Path::parent)

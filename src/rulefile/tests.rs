@@ -338,7 +338,7 @@ fn a_folder_file_replaces_its_family_below_it() {
     let book = RuleBook::new(Some(&root), &[]).unwrap();
     let at = |p: &str, named: Option<&str>| {
         let path = dir.path().join(p);
-        book.for_scenario(&path).resolve(named).unwrap()
+        book.for_scenario(&path).resolve(named).unwrap().rules
     };
     // Below s/: s/rules.toml for lab3 scenarios, the nearest file first.
     assert!(at("s/a/x.txt", None).en_passant);
@@ -373,11 +373,12 @@ fn rules_flags_replace_their_family_and_disagreements_are_errors() {
     let book = RuleBook::new(Some(d), &[d.join("flag.toml"), d.join("std.toml")]).unwrap();
     let (xp, yp, zp) = (d.join("s/x.txt"), d.join("t/y.txt"), d.join("u/z.txt"));
     let x = book.for_scenario(&xp);
-    assert!(x.resolve(None).unwrap().en_passant);
-    assert!(!x.resolve(Some("standard")).unwrap().en_passant);
+    assert!(x.resolve(None).unwrap().rules.en_passant);
+    assert!(!x.resolve(Some("standard")).unwrap().rules.en_passant);
     assert!(
         x.resolve(Some("cuhk"))
             .unwrap()
+            .rules
             .same_rules(&RuleSet::cuhk())
     );
     // A folder file and a flag that disagree: the scenario's error.
@@ -390,7 +391,7 @@ fn rules_flags_replace_their_family_and_disagreements_are_errors() {
     }
     // Agreeing ones (the same rules under another name) are fine.
     let z = book.for_scenario(&zp);
-    assert!(z.resolve(None).unwrap().en_passant);
+    assert!(z.resolve(None).unwrap().rules.en_passant);
     // Two flags for one family: the staff's error before anything runs.
     let e = RuleBook::new(None, &[d.join("flag.toml"), d.join("same.toml")]).unwrap_err();
     assert!(e.message.contains("two --rules files for the lab3"), "{e}");
@@ -414,9 +415,12 @@ fn a_scenario_names_a_file_beside_it_or_under_the_root() {
     let book = RuleBook::new(Some(&root), &[]).unwrap();
     let (xp, yp) = (dir.path().join("s/v/x.txt"), dir.path().join("s/w/y.txt"));
     let x = book.for_scenario(&xp);
-    assert!(x.resolve(Some("capa.toml")).unwrap().knows(Role::A));
+    assert!(x.resolve(Some("capa.toml")).unwrap().rules.knows(Role::A));
     let y = book.for_scenario(&yp);
-    assert_eq!(y.resolve(Some("common.toml")).unwrap().id, RuleSetId::Jhu);
+    assert_eq!(
+        y.resolve(Some("common.toml")).unwrap().rules.id,
+        RuleSetId::Jhu
+    );
     match y.resolve(Some("nope.toml")) {
         Err(RulesError::Here(m)) => assert!(m.contains("no rule file `nope.toml`"), "{m}"),
         other => panic!("{other:?}"),
@@ -429,4 +433,99 @@ fn a_scenario_names_a_file_beside_it_or_under_the_root() {
         Err(RulesError::Here(m)) => assert!(m.contains("unknown rule set"), "{m}"),
         other => panic!("{other:?}"),
     }
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of rule files, to be strung together at random.
+    const PARTS: [&str; 24] = [
+        "extends = \"standard\"\n",
+        "extends = \"lab3\"\n",
+        "extends = \"r.toml\"\n",
+        "name = \"x\"\n",
+        "promotion = \"QA\"\n",
+        "promotion = \"\"\n",
+        "castling = \"rights\"\n",
+        "castling_files = [\"c\", \"z\"]\n",
+        "ends = [\"checkmate\", \"checkmate\"]\n",
+        "start = \"4k3/8/8/8/8/8/8/A3K3 w KQkq - 0 1\"\n",
+        "start = \"\"\n",
+        "[pieces.A]\n",
+        "[pieces.K]\n",
+        "[pieces.M]\n",
+        "betza = \"BN\"\n",
+        "betza = \"nR9fsmcZZ\"\n",
+        "betza = \"\\u0000\"\n",
+        "value = 99999999999\n",
+        "[values]\nA = 3\n",
+        "en_passant = 1\n",
+        "= = =\n",
+        "[[pieces]]\n",
+        "\"\\ud800\"\n",
+        "é\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Any mix of valid and broken lines reads as rules or as a
+        /// located error, never a panic.
+        #[test]
+        fn any_text_is_rules_or_a_located_error(picks in prop::collection::vec(0..PARTS.len(), 0..12)) {
+            let text: String = picks.iter().map(|&i| PARTS[i]).collect();
+            if let Err(d) = read_text(&text) {
+                prop_assert!(d.line >= 1 || d.message.contains("extends"), "{d}");
+            }
+        }
+
+        /// So do random bytes.
+        #[test]
+        fn random_text_never_panics(text in "\\PC{0,200}") {
+            let _ = read_text(&text);
+        }
+    }
+}
+
+#[test]
+fn scenarios_place_what_their_rules_have_and_name_what_they_lack() {
+    let dir = folder(&[
+        (
+            "s/capa.toml",
+            "extends = \"standard\"\n[pieces.A]\nbetza = \"BN\"\n[pieces.M]\nname = \"minister\"\nbetza = \"BN\"\n",
+        ),
+        ("s/x.txt", ""),
+    ]);
+    let book = RuleBook::new(Some(&dir.path().join("s")), &[]).unwrap();
+    let path = dir.path().join("s/x.txt");
+    let parse = |text: &str| crate::scenario::parse_with(text, &book.for_scenario(&path));
+    let s = parse("@rules capa.toml\n1\n3 3\nw a 0 0\nb m 2 2\n~\nmove a3c2\n").unwrap();
+    assert_eq!(s.placements[0].role, Role::A);
+    assert!(
+        s.directives
+            .rules_file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("capa.toml"))
+    );
+    // A letter the rules lack, in a placement and in a FEN, at its place.
+    let d = parse("@rules capa.toml\n1\n3 3\nw z 0 0\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (4, 3), "{d}");
+    assert!(
+        d.message
+            .contains("unknown piece `z` (expected k, q, r, b, n, p, m or a)"),
+        "{d}"
+    );
+    let d = parse("@rules capa.toml\n1\nfen 3k/4/4/Z2K w - - 0 1\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (3, 12), "{d}");
+    assert!(d.message.contains("unknown piece `Z`"), "{d}");
+    // The rules give M its moves: a scenario's own Mystery shape is refused.
+    let d = parse("@rules capa.toml\n@mystery leaper 1,3\n1\n3 3\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (2, 10), "{d}");
+    assert!(d.message.contains("drop `@mystery`"), "{d}");
+    // A promotion letter the rules lack is the step's error.
+    let d = parse("@rules capa.toml\n1\nfen 3k/A3/4/3K w - - 0 1\n~\nmove a3a4z\n").unwrap_err();
+    assert!(
+        d.message.contains("`z` is not a piece of these rules"),
+        "{d}"
+    );
 }

@@ -30,9 +30,12 @@ pub struct Directives {
     /// [`Directives::rule_set`].
     pub rules: RuleSet,
     /// The `@rules` line's value as written (`standard`,
-    /// `../capablanca.toml`), if the file has one: what a scenario written
-    /// back out says.
+    /// `../capablanca.toml`), if the file has one.
     pub rules_line: Option<String>,
+    /// The rule file `rules` come from (canonical), whichever way it was
+    /// chosen; `None` for a built-in set: what a scenario written back out
+    /// elsewhere names, so it runs under the same rules.
+    pub rules_file: Option<std::path::PathBuf>,
     /// `@visibility visible|hidden|after_due_date|after_published`: shown to students when.
     pub visibility: Visibility,
     /// `@mystery leaper|slider <dr,dc>... [value <n>]`: how `m` / `M` moves.
@@ -44,6 +47,7 @@ impl Default for Directives {
         Directives {
             rules: RuleSet::lab3(),
             rules_line: None,
+            rules_file: None,
             visibility: Visibility::Visible,
             mystery: None,
         }

@@ -56,7 +56,7 @@ use crate::engine::{
     FenError, MoveInput, MysteryShape, Position, RuleSet, arity, parse_move, syntax,
 };
 use crate::input::{Diagnostic, shown};
-use crate::rulefile::{Resolver, RuleBook, RulesError};
+use crate::rulefile::{Resolved, Resolver, RuleBook, RulesError};
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1, take_while};
 use nom::character::complete::{anychar, char, digit0, i32, space0};
@@ -160,7 +160,9 @@ const NO_TILDE: &str = "missing `~` between the placements and the steps";
 fn scenario<'a>(input: Span<'a>, resolver: &Resolver) -> PResult<'a, Scenario> {
     let start = input;
     let (input, (mut directives, said)) = header(input)?;
-    directives.rules = resolve(resolver, &directives, &said, start)?;
+    let resolved = resolve(resolver, &directives, &said, start)?;
+    directives.rules = resolved.rules;
+    directives.rules_file = resolved.file;
     let (input, points) = required(NO_POINTS, line(cut(points))).parse(input)?;
     let rules = directives.rule_set();
     let (input, setup) = required(
@@ -283,10 +285,10 @@ fn resolve<'a>(
     directives: &Directives,
     said: &HeaderSpans<'a>,
     start: Span<'a>,
-) -> Result<RuleSet, nom::Err<Error<'a>>> {
+) -> Result<Resolved, nom::Err<Error<'a>>> {
     let at = said.rules.unwrap_or(start);
-    let rules = match resolver.resolve(directives.rules_line.as_deref()) {
-        Ok(rules) => rules,
+    let resolved = match resolver.resolve(directives.rules_line.as_deref()) {
+        Ok(resolved) => resolved,
         Err(RulesError::Here(message)) => return Err(cut_error(at, message)),
         Err(RulesError::InFile(d)) => {
             return Err(nom::Err::Failure(Error {
@@ -296,17 +298,17 @@ fn resolve<'a>(
         }
     };
     if let Some(mystery_at) = said.mystery
-        && rules.pieces.knows(Role::Mystery)
+        && resolved.rules.pieces.knows(Role::Mystery)
     {
         return Err(cut_error(
             mystery_at,
             format!(
                 "the rules `{}` give the Mystery piece (M) its moves already: drop `@mystery`",
-                rules.name
+                resolved.rules.name
             ),
         ));
     }
-    Ok(rules)
+    Ok(resolved)
 }
 
 // ---------------------------------------------------------------------
@@ -930,7 +932,8 @@ fn announced<'a>(at: Span<'a>, piece: Piece, rules: &RuleSet) -> Result<(), nom:
         at,
         format!(
             "unknown piece `{}` (expected {})",
-            piece.role.letter(),
+            // As written there: a placement's letter, a FEN's or picture's character.
+            at.fragment().chars().next().unwrap_or(piece.char()),
             listed(&piece_letters(rules)),
         ),
     ))

@@ -30,6 +30,7 @@ mod papercuts;
 mod perft;
 mod protocol;
 mod readme;
+mod rules;
 mod scenarios;
 mod select;
 mod serve;
