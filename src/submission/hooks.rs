@@ -124,7 +124,10 @@ impl CourseHooks {
         hooks.check(options).map_err(|e| match e {
             Checked::Staff(m) => named(m),
             Checked::Build(
-                BuildError::Io(m) | BuildError::Compile(m) | BuildError::NotRecognised(m),
+                BuildError::Io(m)
+                | BuildError::Compile(m)
+                | BuildError::NotRecognised(m)
+                | BuildError::Grader(m),
             ) => named(format!("cannot check the hook file: {m}")),
         })?;
         Ok(hooks)
@@ -146,6 +149,7 @@ impl CourseHooks {
 
     fn check(&self, options: &CppOptions) -> Result<(), Checked> {
         let build = |e: std::io::Error| Checked::Build(BuildError::Io(e.to_string()));
+        let headroom = crate::sandbox::Headroom::now();
         let tmp =
             crate::sandbox::Scratch::new("chessgrade-hooks-", &options.disk).map_err(build)?;
         let course = tmp.path().join(COURSE_DIR);
@@ -183,6 +187,10 @@ impl CourseHooks {
         .remove(0);
         let shown = |out: &str| self.shown(out, tmp.path());
         if !compiled.ok {
+            // The grader running short is not the hook file's fault.
+            if let Some(fault) = headroom.fault_since(&tmp, &compiled.output) {
+                return Err(Checked::Build(BuildError::Grader(fault.to_string())));
+            }
             let dir = course_dir(&self.path);
             let beside = match self.headers.len() {
                 0 => format!(
@@ -198,7 +206,7 @@ impl CourseHooks {
         }
 
         let kit = tmp.path().join("kit_main.o");
-        kit_object(options, &compiler, &kit, tmp.path(), deadline).map_err(Checked::Build)?;
+        kit_object(options, &compiler, &kit, &tmp, deadline, &headroom).map_err(Checked::Build)?;
         let mut link: Vec<OsString> = match options.memcheck {
             Some(tool) => tool.compile_flags().into_iter().map(Into::into).collect(),
             None => Vec::new(),
