@@ -32,6 +32,11 @@ pub struct SubjectArgs {
     /// The engine's command after `--` (with --engine).
     #[arg(last = true, requires = "engine")]
     pub command: Vec<OsString>,
+    /// A course's own C++ classes: the hook file that calls them (docs/course-classes.md),
+    /// with the course's headers beside it. Every upload is compiled with it and the adapter
+    /// kit, and graded on any scenario its hooks serve.
+    #[arg(long, value_name = "FILE", conflicts_with = "engine")]
+    pub adapter: Option<PathBuf>,
     /// The C++ compiler for --submission.
     #[arg(long, default_value = "g++")]
     pub compiler: String,

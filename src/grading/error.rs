@@ -25,6 +25,10 @@ pub enum StaffError {
     Build(String),
     /// The console grader could not be set up for these scenarios.
     Console(SetupError),
+    /// A course's hook file (`--adapter`) cannot be used: it cannot be
+    /// read, does not compile against the course's headers beside it, or
+    /// lacks a required hook (the file and the hook named).
+    Hooks(String),
     /// `--require-isolation` on a machine that cannot confine fully.
     Isolation(String),
     /// The selection is empty: what was searched and how to accept it,
@@ -80,6 +84,7 @@ impl fmt::Display for StaffError {
             | StaffError::MixedCourses(m)
             | StaffError::NoSnapshots(m)
             | StaffError::Class(m)
+            | StaffError::Hooks(m)
             | StaffError::Rules(m)
             | StaffError::Scenario(m) => f.write_str(m),
             StaffError::NoSubject => {

@@ -33,9 +33,10 @@ use super::error::StaffError;
 use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
 use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
+use crate::scenario::StepKind;
 use crate::snapshot::SnapshotStore;
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildCache, BuildError, CppOptions, Origin};
+use crate::submission::{self, BuildCache, BuildError, CourseHooks, CppOptions, Hooks, Origin};
 use crate::upload::{CaseRule, Upload};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,6 +61,9 @@ pub struct UploadOptions {
     /// How an include naming a file in another case is taken, for both
     /// kinds (`--strict-case`).
     pub case: CaseRule,
+    /// A course's own hook file (`--adapter FILE`): uploads are that
+    /// course's C++ classes, graded through it on any scenario it serves.
+    pub adapter: Option<PathBuf>,
 }
 
 /// What the flags name as the thing graded, checked where it is named: an
@@ -103,9 +107,10 @@ impl SubjectSpec {
 /// What the whole run grades, set up once (for one upload or a class).
 #[derive(Clone, Debug)]
 pub enum Plan {
-    /// Lab 3 uploads, compiled with the adapter (for the memory checker,
-    /// when there is one: `cpp.memcheck` is its tool).
-    Lab3 {
+    /// C++ classes uploads, compiled with the adapter kit and the hooks
+    /// `cpp.hooks` names (Lab 3's, or a course's checked hook file), for
+    /// the memory checker when there is one (`cpp.memcheck` is its tool).
+    Classes {
         cpp: CppOptions,
         limits: Limits,
         memcheck: Option<Memcheck>,
@@ -222,6 +227,70 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
             ));
         }
     }
+    not_gradable(
+        problems,
+        "cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)",
+    )
+}
+
+/// Checks, before the hook file is checked or anything built, that every
+/// scenario asks only for what the adapter kit has hooks for: a board set
+/// up with the six chess pieces, then `movePiece`, `isValidScan`,
+/// `underThreatScan`, `undo` and `redo` (whether the course's hook file
+/// serves each of them, its rule set and its board size, the kit says when
+/// asked: a scenario it cannot serve is then that scenario's input error).
+fn check_kit_steps(found: &[Found]) -> Result<(), StaffError> {
+    let mut problems = Vec::new();
+    for f in found {
+        let Ok(s) = f.load() else {
+            continue;
+        };
+        let name = f.path.display();
+        let step = s.steps.iter().find(|step| {
+            !matches!(
+                step.kind,
+                StepKind::MovePiece { .. }
+                    | StepKind::IsValidScan
+                    | StepKind::UnderThreatScan
+                    | StepKind::Undo
+                    | StepKind::Redo
+            )
+        });
+        if let Some(step) = step {
+            let what = match step.kind {
+                StepKind::Move { .. } => {
+                    "a `move` step (its refusal reason is no hook's answer: write it as movePiece)"
+                        .to_string()
+                }
+                _ => format!(
+                    "`{}`, which no hook of the adapter kit answers",
+                    step.kind.text()
+                ),
+            };
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: line {}: {what}",
+                step.line
+            ));
+        } else if s.directives.mystery.is_some() {
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: a Mystery piece (the adapter kit places the six chess pieces only)"
+            ));
+        } else if s.directives.rules != s.directives.rules.id.rules() {
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: a rule file's rules (`@rules {}`): the course's classes play their own",
+                s.directives.rules_line.as_deref().unwrap_or(s.directives.rules.id.name())
+            ));
+        }
+    }
+    not_gradable(
+        problems,
+        "cannot be put to a course's classes through the adapter kit; nothing was built",
+    )
+}
+
+/// The staff's error listing the scenarios a kind of upload cannot run
+/// (the first few), and `what` that means; `Ok` when there are none.
+fn not_gradable(mut problems: Vec<String>, what: &str) -> Result<(), StaffError> {
     if problems.is_empty() {
         return Ok(());
     }
@@ -231,9 +300,7 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
         problems.truncate(SHOWN);
         problems.push(format!("… and {} more", n - SHOWN));
     }
-    problems.push(format!(
-        "{n} scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)"
-    ));
+    problems.push(format!("{n} scenario(s) {what}"));
     Err(StaffError::NotGradable(problems))
 }
 
@@ -277,25 +344,44 @@ impl Plan {
     /// The plan for uploads of the kind `found` wants (the upload rule):
     /// for console programs the course's grader is set up here, once, and
     /// every scenario checked (a scenario it cannot load is the staff's
-    /// error, before any upload is built).
+    /// error, before any upload is built). With a course's hook file
+    /// (`--adapter`) the uploads are that course's classes whatever the
+    /// scenarios: the hook file is checked here, once, and every scenario
+    /// asked for steps the adapter kit has a hook for.
     pub fn for_uploads(
         found: &[Found],
         store: &SnapshotStore,
         options: &UploadOptions,
     ) -> Result<Plan, StaffError> {
+        if let Some(path) = &options.adapter {
+            if options.force_console {
+                return Err(StaffError::Usage(
+                    "--adapter grades a course's C++ classes through its hook file; --program, --build and --overlay grade a console program: give one or the other".into(),
+                ));
+            }
+            check_kit_steps(found)?;
+            let mut plan = Plan::classes(options);
+            if let Plan::Classes { cpp, .. } = &mut plan {
+                let hooks =
+                    CourseHooks::load(path, cpp).map_err(|e| StaffError::Hooks(e.to_string()))?;
+                cpp.hooks = Hooks::Course(hooks);
+            }
+            return Ok(plan);
+        }
         Ok(match upload_kind(found, options.force_console)? {
             UploadKind::Lab3 => {
                 check_lab3(found)?;
-                Plan::lab3(options)
+                Plan::classes(options)
             }
             UploadKind::Console => Plan::for_console(found, store, options)?,
         })
     }
 
-    /// The plan for Lab 3 uploads as these options build them (for the
-    /// memory checker, when there is one), the scenarios already checked.
-    pub fn lab3(options: &UploadOptions) -> Plan {
-        Plan::Lab3 {
+    /// The plan for C++ classes uploads as these options build them (for
+    /// the memory checker, when there is one), the scenarios already
+    /// checked: Lab 3's hooks unless the caller sets a course's.
+    pub fn classes(options: &UploadOptions) -> Plan {
+        Plan::Classes {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
                 cache: options.cache.clone(),
@@ -351,7 +437,7 @@ impl Plan {
     /// The memory check of this plan's runs (`--memcheck`), if any.
     pub fn memcheck(&self) -> Option<Memcheck> {
         match self {
-            Plan::Lab3 { memcheck, .. } => *memcheck,
+            Plan::Classes { memcheck, .. } => *memcheck,
             Plan::Console(grader) => grader.memcheck(),
             Plan::Engine { .. } | Plan::Reference { .. } => None,
         }
@@ -363,13 +449,23 @@ impl Plan {
     /// reference engine's, checked against a reviewed snapshot only where
     /// there is one.
     pub fn judges_on_snapshots(&self) -> bool {
-        matches!(self, Plan::Lab3 { .. } | Plan::Engine { .. })
+        matches!(self, Plan::Classes { .. } | Plan::Engine { .. })
     }
 
     /// What the class table calls the uploads (`Lab 3`, `JHU console`).
     pub fn kind_name(&self) -> String {
         match self {
-            Plan::Lab3 { .. } => "Lab 3".to_string(),
+            Plan::Classes { cpp, .. } => match cpp.hooks.course() {
+                None => "Lab 3".to_string(),
+                Some(course) => format!(
+                    "C++ classes ({})",
+                    course
+                        .path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                ),
+            },
             Plan::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
             Plan::Engine { .. } => "engine".to_string(),
             Plan::Reference { .. } => "reference engine".to_string(),
@@ -385,7 +481,7 @@ impl Plan {
         }
         let name = format!("submission {}", upload.display());
         let case = match self {
-            Plan::Lab3 { cpp, .. } => cpp.case,
+            Plan::Classes { cpp, .. } => cpp.case,
             Plan::Console(grader) => grader.options().case,
             Plan::Engine { .. } | Plan::Reference { .. } => return Ok(self.engine()),
         };
@@ -400,7 +496,7 @@ impl Plan {
             (_, Err(e)) => Err(BuildError::from(e)),
             (Plan::Engine { .. } | Plan::Reference { .. }, Ok(_)) => return Ok(self.engine()),
             (
-                Plan::Lab3 {
+                Plan::Classes {
                     cpp,
                     limits,
                     memcheck,
@@ -419,7 +515,8 @@ impl Plan {
                         Run::Subjects(Arc::new(move || {
                             Box::new(
                                 ProcessSubject::new(command.clone(), limits.clone())
-                                    .with_memcheck(checker.clone()),
+                                    .with_memcheck(checker.clone())
+                                    .with_kit(),
                             ) as Box<dyn Subject>
                         })),
                         notes,
@@ -446,7 +543,7 @@ impl Plan {
         };
         // What compiled it (a Lab 3 upload), when anything did.
         let compiler = match self {
-            Plan::Lab3 { cpp, .. } => Some(Compiler {
+            Plan::Classes { cpp, .. } => Some(Compiler {
                 how: format!("{} {}", cpp.compiler, cpp.all_flags().join(" ")),
                 secs,
             }),
@@ -469,7 +566,7 @@ impl Plan {
                 // files) is shown once only.
                 let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
                 let detail = match self {
-                    Plan::Lab3 { .. } => {
+                    Plan::Classes { .. } => {
                         let first = msg
                             .lines()
                             .find(|l| l.contains("error"))
@@ -534,7 +631,7 @@ impl Plan {
                 }
             }
             Plan::Reference { timeout } => Prepared::reference(*timeout),
-            Plan::Lab3 { .. } | Plan::Console(_) => Prepared {
+            Plan::Classes { .. } | Plan::Console(_) => Prepared {
                 name: "nothing".into(),
                 notes: Vec::new(),
                 memcheck: None,
@@ -1013,11 +1110,12 @@ mod tests {
             memcheck: None,
             cache: BuildCache::off(),
             case: CaseRule::default(),
+            adapter: None,
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(
             Plan::for_uploads(std::slice::from_ref(&fine), &store, &options),
-            Ok(Plan::Lab3 { .. })
+            Ok(Plan::Classes { .. })
         ));
         let knight = found(
             dir.path(),
@@ -1045,7 +1143,7 @@ mod tests {
 
     #[test]
     fn a_missing_upload_folder_is_the_staffs_error_before_any_build() {
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             // A compiler that does not exist: never started.
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
@@ -1065,7 +1163,7 @@ mod tests {
         let scenarios = tempfile::tempdir().unwrap();
         // A console upload (a .cpp with main, no ChessBoard.hh) on a Lab 3 plan.
         std::fs::write(dir.path().join("main.cpp"), "int main() {}\n").unwrap();
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
             memcheck: None,
@@ -1101,16 +1199,17 @@ mod tests {
             memcheck,
             cache: BuildCache::off(),
             case: CaseRule::default(),
+            adapter: None,
         };
         // The plan, not the command line, builds the upload for the tool.
         let asan = check(Tool::Asan, LeakPolicy::Item(5));
-        let plan = Plan::lab3(&options(Some(asan)));
-        let Plan::Lab3 { cpp, .. } = &plan else {
+        let plan = Plan::classes(&options(Some(asan)));
+        let Plan::Classes { cpp, .. } = &plan else {
             panic!("{plan:?}")
         };
         assert_eq!(cpp.memcheck, Some(Tool::Asan));
         assert_eq!(plan.memcheck(), Some(asan));
-        let Plan::Lab3 { cpp, .. } = Plan::lab3(&options(None)) else {
+        let Plan::Classes { cpp, .. } = Plan::classes(&options(None)) else {
             unreachable!()
         };
         assert_eq!(cpp.memcheck, None);
@@ -1128,7 +1227,7 @@ mod tests {
         assert_eq!((item.points, item.is_failure()), (5, true));
         assert_eq!(item.name, Path::new(memcheck::LEAK_ITEM));
         // Without --leak-points there is none.
-        let notes = Plan::lab3(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
+        let notes = Plan::classes(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
             .build(dir.path())
             .unwrap();
         assert!(notes.leak_item(&[]).is_none());
@@ -1144,7 +1243,7 @@ mod tests {
 
     #[test]
     fn program_needs_a_console_plan_and_an_executable() {
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             cpp: CppOptions::new("g++", Duration::from_secs(1)),
             limits: Limits::default(),
             memcheck: None,

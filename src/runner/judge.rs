@@ -70,6 +70,13 @@ fn judge_trace(
         Ok(snap) => snap,
         Err(verdict) => return verdict,
     };
+    if let Some(StepFailure {
+        line,
+        error: SubjectError::NotGradable(why),
+    }) = &execution.failure
+    {
+        return not_gradable(found, *line, why, &source());
+    }
     let actual = trace.render();
     let subject_failure = execution.failure.clone();
     // A memory error that fails the scenario: the subject's own failure
@@ -151,6 +158,19 @@ fn too_large_input(found: &Found, too_large: &TooLarge, source: &str) -> Verdict
         Diagnostic::at(too_large.line as usize, 1, too_large.to_string(), text)
             .with_path(&found.path),
     )
+}
+
+/// The input error of a scenario the subject's adapter cannot serve (the
+/// staff's problem: [`SubjectError::NotGradable`]), at its step.
+fn not_gradable(found: &Found, line: Option<u32>, why: &str, source: &str) -> Verdict {
+    let message = format!("not gradable through the course's hook file: {why}");
+    Verdict::InputError(match line {
+        Some(line) => {
+            let text = step_text(source, line).unwrap_or("");
+            Diagnostic::at(line as usize, 1, message, text).with_path(&found.path)
+        }
+        None => Diagnostic::file(&found.path, message),
+    })
 }
 
 /// The scenario's snapshot (`None`: it has none yet), or the input error

@@ -268,6 +268,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::Subject(SubjectError::DiskLimit(_)) => "disk_limit",
+            FailureKind::Subject(SubjectError::NotGradable(_)) => "not_gradable",
             FailureKind::CompileError(_) => "compile_error",
             FailureKind::NotRecognised(_) => "not_recognised",
             FailureKind::NotGraded(_) => "not_graded",

@@ -83,7 +83,7 @@ fn seed(cache: &Path) {
             .file_name()
             .unwrap()
             .to_string_lossy()
-            .starts_with("lab3-adapter-")
+            .starts_with("adapter-kit-")
         {
             std::fs::copy(&entry, cache.join(entry.file_name().unwrap())).unwrap();
         }

@@ -50,7 +50,9 @@
 //! reasoning is beside each expectation; `EXPECT` files and
 //! `tests/fixtures/*/README.md` say which scenarios each bug touches).
 
-use crate::helpers::{console_fixture, console_program, copy_dir, root, submission};
+use crate::helpers::{
+    console_fixture, console_program, copy_dir, design004_upload, root, submission,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -205,6 +207,7 @@ const CUHK: &str = "docs/cuhk.md";
 const GRADING: &str = "docs/grading.md";
 const CONSOLE: &str = "docs/console.md";
 const PERFORMANCE: &str = "docs/performance.md";
+const COURSE_CLASSES: &str = "docs/course-classes.md";
 
 /// Every grading command of the docs, by (doc, text).
 const PLANS: &[(&str, &str, Plan)] = &[
@@ -505,6 +508,21 @@ const PLANS: &[(&str, &str, Plan)] = &[
         CONSOLE,
         "chessgrade grade --program target/tmp/console-fixtures/cuhk-mutant-king-queen-swapped/chess scenarios/cuhk/console",
         Plan::Test("console_doc_programs_built_by_the_tests"),
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission tests/fixtures/submissions/design004-correct --adapter adapters/design004/hooks.cc scenarios/design004",
+        Plan::Readme,
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission target/tmp/design004-mutants/castle-undo-leaves-rook --adapter adapters/design004/hooks.cc scenarios/design004/history-undo-castle-puts-king-and-rook-back",
+        Plan::Test("course_classes_mutant_made_by_the_tests"),
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission tests/fixtures/submissions/design004-correct --adapter adapters/design004/hooks.cc scenarios/lab3/pawns/double_step_from_start_rows.txt",
+        Plan::Readme,
     ),
     (
         PERFORMANCE,
@@ -2029,6 +2047,26 @@ fn classroom_format_and_workflow_end_to_end() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------
+// docs/course-classes.md
+// ---------------------------------------------------------------------
+
+#[test]
+fn course_classes_mutant_made_by_the_tests() {
+    let c = Course::new();
+    // Undoing a castle leaves the rook: the one scenario of the folder
+    // fails at its first undo (tests/it/kit.rs lists where this mutant
+    // fails, and why).
+    design004_upload("castle-undo-leaves-rook");
+    let cmd = doc_command(
+        COURSE_CLASSES,
+        "chessgrade grade --submission target/tmp/design004-mutants/castle-undo-leaves-rook --adapter adapters/design004/hooks.cc scenarios/design004/history-undo-castle-puts-king-and-rook-back",
+    );
+    let out = c.run_doc(COURSE_CLASSES, &cmd, "", 1);
+    assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
+    assert!(out.contains("first mismatch at line 9: undo"), "{out}");
 }
 
 // ---------------------------------------------------------------------

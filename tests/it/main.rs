@@ -22,6 +22,7 @@ mod r#gen;
 mod grade;
 mod hostile;
 mod isolation;
+mod kit;
 mod layers;
 mod malformed;
 mod memcheck;

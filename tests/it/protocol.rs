@@ -72,6 +72,7 @@ fn serve_passes_every_bundled_scenario_of_every_rule_set() {
         rule_sets(&report).into_iter().collect::<Vec<_>>(),
         [
             "cuhk",
+            "design004",
             "jhu",
             "lab3",
             "lab3-beyond-the-interface",
