@@ -12,6 +12,7 @@
 
 use super::error::StaffError;
 use super::subject::Prepared;
+use crate::compare::Tally;
 use crate::report::{Report, RunIdentity};
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
 use crate::scenario::{Caps, Diagnostic};
@@ -248,6 +249,7 @@ impl BatchSpec {
         let mut summary = Summary::of(&results);
         summary.errors += discovered.errors.len();
         Outcome {
+            changes: runner::tally(&results),
             subject: subject.name.clone(),
             partition: self.partition,
             notes: all_notes,
@@ -303,6 +305,8 @@ pub struct Outcome {
     /// Selected scenarios never started (`fail_fast`).
     pub not_run: usize,
     pub summary: Summary,
+    /// The snapshots written, counted by what changed.
+    pub changes: Tally,
     pub identity: RunIdentity,
     pub elapsed: Duration,
 }

@@ -269,6 +269,7 @@ mod tests {
             elapsed_secs: 0.0425,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -281,6 +282,7 @@ mod tests {
             notes: vec!["left out 1 build product the upload carried: chess".into()],
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 

@@ -350,6 +350,7 @@ mod tests {
                 vec![]
             },
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -363,6 +364,7 @@ mod tests {
             notes: vec![],
             scenarios: vec![rec("a/x.txt", Status::Pass), rec("a/y.txt", st)],
             run: None,
+            changes: Default::default(),
         };
         let h = page(
             "class <1>",
@@ -402,6 +404,7 @@ mod tests {
                 r
             }],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass\">✓ 0/0</td>"), "{h}");
@@ -435,6 +438,7 @@ mod tests {
             notes: vec![],
             scenarios: vec![leaked],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass noted\""), "{h}");

@@ -20,7 +20,7 @@ pub use class::{ClassIdentity, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
-    MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status,
-    Totals, cause,
+    ChangeRecord, MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity,
+    ScenarioRecord, Status, Totals, cause,
 };
 pub use paint::{ColorChoice, Ink, Palette};

@@ -13,6 +13,7 @@
 
 use super::HumanReporter;
 use super::diagram::{Diagram, failure_diagrams};
+use crate::compare::{ChangeGroup, Tally};
 use crate::memcheck::Findings;
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,10 @@ pub struct Report {
     /// Which run this report (or slice) is part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunIdentity>,
+    /// The snapshots written (`run --update`), counted by what changed
+    /// (each scenario's steps are in its `changes`).
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub changes: Tally,
 }
 
 /// What makes slices "of one run": the scenarios selected before the run
@@ -106,6 +111,38 @@ pub struct ScenarioRecord {
     /// number of errors, the leaks; present on every checked scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Findings>,
+    /// A rewritten snapshot's changed steps (`run --update`; empty for a
+    /// new one, and for any other result).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeRecord>,
+}
+
+/// One step whose answer a rewritten snapshot changed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ChangeRecord {
+    /// The scenario line (`None`: the trace's `DIMS` or `END`).
+    pub line: Option<u32>,
+    /// The step as the trace writes it.
+    pub step: String,
+    /// What kind of change: move_now_valid, move_now_refused,
+    /// refusal_reason, scan_squares, game_end, board, score, count, steps,
+    /// other.
+    pub kind: ChangeGroup,
+    /// What changed, in words.
+    pub what: String,
+}
+
+impl ScenarioRecord {
+    /// The tally of `records`' written snapshots: a new one (no changes)
+    /// or the kinds of its changed steps.
+    fn tally(records: &[ScenarioRecord]) -> Tally {
+        Tally::of(
+            records
+                .iter()
+                .filter(|r| r.status == Status::Updated)
+                .map(|r| (!r.changes.is_empty()).then(|| r.changes.iter().map(|c| c.kind))),
+        )
+    }
 }
 
 impl ScenarioRecord {
@@ -183,13 +220,16 @@ impl Report {
         notes: Vec<String>,
         results: &[ScenarioResult],
     ) -> Report {
+        let scenarios: Vec<ScenarioRecord> =
+            results.iter().map(ScenarioRecord::from_result).collect();
         Report {
             chessgrade_report: REPORT_VERSION,
             subject: subject.into(),
             partition,
             elapsed_secs,
             notes,
-            scenarios: results.iter().map(ScenarioRecord::from_result).collect(),
+            changes: ScenarioRecord::tally(&scenarios),
+            scenarios,
             run: None,
         }
     }
@@ -270,6 +310,7 @@ impl Report {
             notes: Vec::new(),
             scenarios: Vec::new(),
             run: Some(identity.clone()),
+            changes: Tally::default(),
         };
         let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
         // The memory check's leak item is each slice's own: one item for
@@ -309,6 +350,7 @@ impl Report {
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
         merged.scenarios.extend(leak_item);
+        merged.changes = ScenarioRecord::tally(&merged.scenarios);
         Ok(merged)
     }
 }
@@ -596,6 +638,17 @@ impl ScenarioRecord {
                 _ => Vec::new(),
             },
             memory: r.memory.clone(),
+            changes: r
+                .changes()
+                .unwrap_or_default()
+                .iter()
+                .map(|c| ChangeRecord {
+                    line: c.line,
+                    step: c.step.clone(),
+                    kind: c.kind.group(),
+                    what: c.kind.to_string(),
+                })
+                .collect(),
         }
     }
 }
@@ -628,6 +681,7 @@ mod tests {
             elapsed_secs: 0.5,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -641,6 +695,7 @@ mod tests {
             notes: vec!["n".into()],
             scenarios,
             run: Some(RunIdentity::of(&["d.txt", "a.txt", "b.txt"])),
+            changes: Tally::default(),
         };
         (format!("s{k}.json"), r)
     }

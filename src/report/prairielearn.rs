@@ -194,6 +194,7 @@ mod tests {
             elapsed_secs: 0.25,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -206,6 +207,7 @@ mod tests {
             notes,
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 

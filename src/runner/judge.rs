@@ -6,9 +6,9 @@
 
 use super::{
     Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, StepFailure, Verdict,
-    execute,
+    Written, execute,
 };
-use crate::compare::{Detail, compare};
+use crate::compare::{Detail, changes, compare};
 use crate::engine::{Board, BoardText};
 use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
@@ -87,7 +87,11 @@ fn judge_trace(
         return Verdict::Pass;
     }
     if subject_failure.is_none() && memory_error.is_none() && mode != SnapshotMode::Check {
-        return write_snapshot(found, store, mode, &actual, expected.is_none());
+        let written = match &expected {
+            None => Written::New,
+            Some(old) => Written::Changed(changes(&old.body, &actual)),
+        };
+        return write_snapshot(found, store, mode, &actual, written);
     }
     // Asked only now: a failure's report shows it, and a fork server's
     // child need not be waited for when the scenario passed.
@@ -294,16 +298,16 @@ fn write_snapshot(
     store: &SnapshotStore,
     mode: SnapshotMode,
     actual: &str,
-    was_new: bool,
+    written: Written,
 ) -> Verdict {
     let input = found.path.strip_prefix(".").unwrap_or(&found.path);
-    let snap = Snapshot::new(input, actual);
-    let written = match mode {
+    let snap = Snapshot::new(input, actual).recorded_by(store.recorder());
+    let saved = match mode {
         SnapshotMode::Accept => store.accept(&found.rel, &snap),
         _ => store.propose(&found.rel, &snap),
     };
-    match written {
-        Ok(path) => Verdict::Updated { path, was_new },
+    match saved {
+        Ok(path) => Verdict::Updated { path, written },
         Err(e) => Verdict::InputError(Diagnostic::file(
             &store.path_for(&found.rel),
             format!("cannot write snapshot: {e}"),
