@@ -48,8 +48,14 @@ pub enum ChangeKind {
     Board,
     /// A `score`: before, now.
     Score { was: String, now: String },
-    /// A `perft` or `divide` count: before, now.
-    Count { was: String, now: String },
+    /// A `perft` or `divide` count: before, now, and a divide's root
+    /// moves (`D e2e4 20`) only the new or the old trace has.
+    Count {
+        was: String,
+        now: String,
+        added: Vec<String>,
+        removed: Vec<String>,
+    },
     /// A step only the new trace has (the scenario was edited).
     StepAdded,
     /// A step only the old trace had.
@@ -126,35 +132,28 @@ impl fmt::Display for ChangeKind {
             ChangeKind::RefusalReason { was, now } => {
                 write!(f, "refused for another reason: {now} (was {was})")
             }
-            ChangeKind::ScanSquares { added, removed } => {
-                const SHOWN: usize = 4;
-                let mut parts = Vec::new();
-                for (sign, items) in [('+', added), ('-', removed)] {
-                    if items.is_empty() {
-                        continue;
-                    }
-                    let mut shown: Vec<String> = items
-                        .iter()
-                        .take(SHOWN)
-                        .map(|i| format!("{sign}{i}"))
-                        .collect();
-                    if items.len() > SHOWN {
-                        shown.push(format!("… {} more", items.len() - SHOWN));
-                    }
-                    parts.push(shown.join(", "));
-                }
-                write!(
-                    f,
-                    "{} added, {} removed: {}",
-                    added.len(),
-                    removed.len(),
-                    parts.join("; ")
-                )
-            }
+            ChangeKind::ScanSquares { added, removed } => write!(
+                f,
+                "{} added, {} removed: {}",
+                added.len(),
+                removed.len(),
+                listed(added, removed)
+            ),
             ChangeKind::GameEnd { was, now } | ChangeKind::Score { was, now } => {
                 write!(f, "now {now} (was {was})")
             }
-            ChangeKind::Count { was, now } => write!(f, "now {now} (was {was})"),
+            ChangeKind::Count {
+                was,
+                now,
+                added,
+                removed,
+            } => {
+                write!(f, "now {now} (was {was})")?;
+                if !added.is_empty() || !removed.is_empty() {
+                    write!(f, "; {}", listed(added, removed))?;
+                }
+                Ok(())
+            }
             ChangeKind::Board => write!(f, "another board after it"),
             ChangeKind::StepAdded => write!(f, "a step the old trace did not have"),
             ChangeKind::StepRemoved => write!(f, "a step the new trace does not have"),
@@ -162,6 +161,37 @@ impl fmt::Display for ChangeKind {
             ChangeKind::Other => write!(f, "another answer"),
         }
     }
+}
+
+/// Items only one side has, a few of each: `+V 6 4 4 4, +V ...; -T 3 3`.
+fn listed(added: &[String], removed: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut parts = Vec::new();
+    for (sign, items) in [('+', added), ('-', removed)] {
+        if items.is_empty() {
+            continue;
+        }
+        let mut shown: Vec<String> = items
+            .iter()
+            .take(SHOWN)
+            .map(|i| format!("{sign}{i}"))
+            .collect();
+        if items.len() > SHOWN {
+            shown.push(format!("… {} more", items.len() - SHOWN));
+        }
+        parts.push(shown.join(", "));
+    }
+    parts.join("; ")
+}
+
+/// The items only `new` has, and those only `old` had, each sorted.
+fn item_diff(old: &Block, new: &Block) -> (Vec<String>, Vec<String>) {
+    let o: BTreeSet<&str> = old.items.iter().copied().collect();
+    let n: BTreeSet<&str> = new.items.iter().copied().collect();
+    (
+        n.difference(&o).map(|s| s.to_string()).collect(),
+        o.difference(&n).map(|s| s.to_string()).collect(),
+    )
 }
 
 impl fmt::Display for StepChange {
@@ -266,17 +296,17 @@ fn classify(old: &Block, new: &Block) -> ChangeKind {
     match word {
         "perft" | "divide" => {
             let (was, now) = results();
-            return ChangeKind::Count { was, now };
+            let (added, removed) = item_diff(old, new);
+            return ChangeKind::Count {
+                was,
+                now,
+                added,
+                removed,
+            };
         }
         "isValidScan" | "underThreatScan" => {
-            let (o, n): (BTreeSet<&str>, BTreeSet<&str>) = (
-                old.items.iter().copied().collect(),
-                new.items.iter().copied().collect(),
-            );
-            return ChangeKind::ScanSquares {
-                added: n.difference(&o).map(|s| s.to_string()).collect(),
-                removed: o.difference(&n).map(|s| s.to_string()).collect(),
-            };
+            let (added, removed) = item_diff(old, new);
+            return ChangeKind::ScanSquares { added, removed };
         }
         "score" => {
             let (was, now) = results();
@@ -501,7 +531,9 @@ mod tests {
                     Some(12),
                     ChangeKind::Count {
                         was: "400".into(),
-                        now: "420".into()
+                        now: "420".into(),
+                        added: Vec::new(),
+                        removed: Vec::new(),
                     }
                 ),
             ]
@@ -513,6 +545,14 @@ mod tests {
         assert_eq!(
             found[3].to_string(),
             "L8 move a1a2: now refused: move exposes check (was valid)"
+        );
+        let divided = changes(
+            "DIMS 2 2\nL3 divide 1 = 2\n  D a1a2 1\n  D b1b2 1\nEND\n",
+            "DIMS 2 2\nL3 divide 1 = 2\n  D a1a2 1\n  D b1a1 1\nEND\n",
+        );
+        assert_eq!(
+            divided[0].to_string(),
+            "L3 divide 1: now 2 (was 2); +D b1a1 1; -D b1b2 1"
         );
         assert_eq!(changes(OLD, OLD), Vec::new());
         assert_eq!(changes(OLD, &format!("{OLD}\n\n")), Vec::new());

@@ -39,6 +39,9 @@ pub enum StaffError {
     NotGradable(Vec<String>),
     /// Grading without the expected answers of the selection.
     NoSnapshots(String),
+    /// The course's reference program cannot record snapshots (it did not
+    /// build, or its files cannot be read).
+    Reference(String),
     /// The scenarios belong to several courses whose programs differ.
     MixedCourses(String),
     /// A class folder that cannot be read or holds no submission.
@@ -77,6 +80,7 @@ impl fmt::Display for StaffError {
             | StaffError::NoScenario { message: m, .. }
             | StaffError::MixedCourses(m)
             | StaffError::NoSnapshots(m)
+            | StaffError::Reference(m)
             | StaffError::Class(m)
             | StaffError::Scenario(m) => f.write_str(m),
             StaffError::NoSubject => {

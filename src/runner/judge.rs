@@ -262,11 +262,18 @@ impl FoundWrong {
     }
 }
 
-/// A result of the reference engine as staff should read it: a step the
-/// engine could not finish (over `--timeout`: a deep perft) is the
-/// scenario's problem, not a wrong answer, so the result becomes an input
-/// error located at that step (exit 2), and the batch goes on.
-pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> ScenarioResult {
+/// A result of a reference (the built-in engine, or the course's own
+/// program recording snapshots) as staff should read it: a step the
+/// reference could not finish (over `--timeout`: a deep perft) or answer
+/// (a crash, a malformed answer) is the staff's problem, not a wrong
+/// answer, so the result becomes an input error located at that step and
+/// naming the reference as `who` (exit 2; nothing is written for it), and
+/// the batch goes on.
+pub fn as_reference_result(
+    mut result: ScenarioResult,
+    who: &str,
+    timeout_secs: f64,
+) -> ScenarioResult {
     let Verdict::Fail(failure) = &result.verdict else {
         return result;
     };
@@ -275,9 +282,9 @@ pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> Sce
     };
     let message = match error {
         SubjectError::Timeout => format!(
-            "the reference engine did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
+            "{who} did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
         ),
-        other => format!("the reference engine could not run this step: {other}"),
+        other => format!("{who} could not run this step: {other}"),
     };
     let diag = match failure.line {
         Some(line) => Diagnostic::at(

@@ -117,6 +117,27 @@ impl ReferenceKind {
     }
 }
 
+impl RecordedBy {
+    /// The SHA-256 of `files` as `sha256sum` lists them, hashed again:
+    /// each file's hash, two spaces and its name (`shown`), one line each,
+    /// in the order given; `sha256sum FILES | sha256sum` prints the same
+    /// hex, so a reviewer can check who wrote a snapshot with the
+    /// system's tools. `files` are (name shown, path read) pairs.
+    pub fn hash_files<'a>(
+        files: impl IntoIterator<Item = (String, &'a Path)>,
+    ) -> std::io::Result<String> {
+        use sha2::{Digest, Sha256};
+        let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        let mut listing = String::new();
+        for (shown, path) in files {
+            let bytes = std::fs::read(path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            listing.push_str(&format!("{}  {shown}\n", hex(&Sha256::digest(&bytes))));
+        }
+        Ok(hex(&Sha256::digest(listing.as_bytes())))
+    }
+}
+
 impl std::fmt::Display for RecordedBy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -543,6 +564,23 @@ mod tests {
         let plain = Snapshot::new(Path::new("a.txt"), "END\n").recorded_by(None);
         assert_eq!(plain.recorder(), None);
         assert!(!plain.render().contains("info"));
+    }
+
+    #[test]
+    fn a_references_hash_is_sha256sums_listing_hashed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.cc"), dir.path().join("b.hh"));
+        std::fs::write(&a, "int a;\n").unwrap();
+        std::fs::write(&b, "").unwrap();
+        // `printf 'int a;\n' > a.cc; : > b.hh; sha256sum a.cc b.hh | sha256sum`
+        let hash = RecordedBy::hash_files([("a.cc".to_string(), a.as_path()), ("b.hh".into(), &b)])
+            .unwrap();
+        assert_eq!(
+            hash,
+            "454ae2c691331d017d29b3a5baa5b4b5f1fd54e3cc31b6e1d016e721c0a6e2dd"
+        );
+        let missing = RecordedBy::hash_files([("x".to_string(), dir.path().join("x").as_path())]);
+        assert!(missing.unwrap_err().to_string().contains("/x: "));
     }
 
     #[test]
