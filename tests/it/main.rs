@@ -29,6 +29,7 @@ mod papercuts;
 mod perft;
 mod protocol;
 mod readme;
+mod reference;
 mod scenarios;
 mod select;
 mod serve;
