@@ -802,6 +802,58 @@ mod tests {
     }
 
     #[test]
+    fn the_tally_of_written_snapshots_is_the_records_own_and_merges_whole() {
+        let change = |line, kind| ChangeRecord {
+            line: Some(line),
+            step: "isValidScan".into(),
+            kind,
+            what: String::new(),
+        };
+        let mut reports = both();
+        // Slice 1: b.txt changed (two scan steps), d.txt new; slice 2: a.txt
+        // changed (a scan and a board).
+        reports[0].1.scenarios[0].status = Status::Updated;
+        reports[0].1.scenarios[0].changes = vec![
+            change(5, ChangeGroup::ScanSquares),
+            change(6, ChangeGroup::ScanSquares),
+        ];
+        reports[0].1.scenarios[1].status = Status::Updated;
+        reports[1].1.scenarios[0].status = Status::Updated;
+        reports[1].1.scenarios[0].changes = vec![
+            change(7, ChangeGroup::ScanSquares),
+            change(8, ChangeGroup::Board),
+        ];
+        let slice = &reports[0].1;
+        assert_eq!(
+            ScenarioRecord::tally(&slice.scenarios),
+            Tally::of([Some(vec![ChangeGroup::ScanSquares; 2]), None])
+        );
+        let merged = Report::merge(reports).unwrap();
+        let counts: Vec<(ChangeGroup, usize, usize)> = merged
+            .changes
+            .groups
+            .iter()
+            .map(|g| (g.group, g.scenarios, g.steps))
+            .collect();
+        assert_eq!((merged.changes.new, merged.changes.changed), (1, 2));
+        assert_eq!(
+            counts,
+            [(ChangeGroup::ScanSquares, 2, 3), (ChangeGroup::Board, 1, 1)]
+        );
+        // In the JSON only when something was written.
+        let text = serde_json::to_string(&merged).unwrap();
+        assert!(
+            text.contains("\"changes\":{\"new\":1,\"changed\":2"),
+            "{text}"
+        );
+        assert!(
+            !serde_json::to_string(&both()[0].1)
+                .unwrap()
+                .contains("changes")
+        );
+    }
+
+    #[test]
     fn each_slices_leak_item_merges_into_one_failed_if_any_failed() {
         let item = |status| {
             let mut r = record(crate::memcheck::LEAK_ITEM, status, 5);

@@ -270,6 +270,19 @@ fn recorded_from_the_correct_lab3_upload_the_snapshots_are_the_courses_answers()
             .map(str::to_string)
             .collect();
     assert_eq!(failing, expected);
+    // Without --update, `run` only compares a reference with them: the
+    // mutant as the reference differs on those configs (exit 1, nothing
+    // written).
+    let before = files(&recorded);
+    let out = c.run(
+        &format!("chessgrade run --engine {mutant} ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots course-snapshots -q"),
+        1,
+    );
+    assert!(
+        out.contains(&format!("FAILED: {} passed, 39 failed;", 151 - 39)),
+        "{out}"
+    );
+    assert_eq!(files(&recorded), before);
     // The built-in engine agrees with every one: nothing is rewritten, and
     // each still says which reference wrote it.
     let before = files(&recorded);
