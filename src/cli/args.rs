@@ -199,9 +199,15 @@ pub struct SnapshotArgs {
     /// `<stem>.expected` traces (the course corpus layout).
     #[arg(long, default_value = "snapshots")]
     pub snapshots: PathBuf,
-    /// Scenario root: snapshot names are paths relative to it.
+    /// Scenario root: snapshot names are paths relative to it (and a folder's
+    /// rules.toml applies to the scenarios below it, up to this folder).
     #[arg(long, default_value = "scenarios")]
     pub root: PathBuf,
+    /// A rule file that every scenario of its family (the set it extends)
+    /// runs under, in place of the built-in set; repeatable, one per family
+    /// (docs/course-rules.md).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -515,4 +521,10 @@ impl Format {
                 | Format::Classroom
         )
     }
+}
+
+/// `--rules NAME|FILE`: a built-in set's name or a rule file, read now (a
+/// bad file is clap's usage error, exit 2, with the file's located message).
+pub fn rule_set(text: &str) -> Result<chessgrade::engine::RuleSet, String> {
+    chessgrade::rulefile::named(text).map_err(|d| d.to_string())
 }

@@ -29,6 +29,7 @@ pub fn spec(args: &ScenarioArgs, mode: SnapshotMode) -> BatchSpec {
         allow_empty: args.allow_empty,
         mode,
         caps: args.input.caps(),
+        rules: args.snapshot.rules.clone(),
     }
 }
 

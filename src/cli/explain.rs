@@ -30,7 +30,7 @@ pub struct ExplainArgs {
 }
 
 pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
-    let one = One::load(&a.scenario, &a.snapshot.root)?;
+    let one = One::load(&a.scenario, &a.snapshot.root, &a.snapshot.rules)?;
     if a.subject.engine.is_some() && a.console.forces_console() {
         return Err(StaffError::Usage(
             "a console program is explained with --submission DIR or --program PATH, not --engine"
@@ -44,7 +44,7 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
     let plan = Plan::choose(std::slice::from_ref(&one.found), &store, &what, &options)?;
     let prepared = plan.prepare(&what)?;
     let walked = explain_one(&one, &store, &prepared)?;
-    let rules = one.scenario.directives.rules.name();
+    let rules = one.scenario.directives.rules.name;
     let mut out = String::new();
     match &walked {
         Walked::NotRun(message) => {

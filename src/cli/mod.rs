@@ -129,6 +129,10 @@ enum Command {
     Trace {
         /// The scenario file.
         file: PathBuf,
+        /// A rule file the scenario runs under when it is of the rule
+        /// file's family (as `run --rules`); repeatable, one per family.
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
         #[command(flatten)]
         reference: ReferenceArgs,
         #[command(flatten)]
@@ -193,19 +197,24 @@ enum Command {
     },
     /// Count leaf positions of the legal-move tree (standard rules), like other perft tools.
     Perft {
-        /// The position (standard FEN, or the same shape for other board sizes).
-        #[arg(long, default_value = chessgrade::engine::START_FEN)]
-        fen: String,
+        /// The position (FEN, any board size; default: the rules' start position, chess's
+        /// unless a rule file gives `start`).
+        #[arg(long)]
+        fen: Option<String>,
         /// Plies to search.
         #[arg(long)]
         depth: u32,
         /// Print the count below each legal root move.
         #[arg(long)]
         divide: bool,
-        /// The rule set: standard, lab3, cuhk or jhu.
-        #[arg(long, default_value = "standard")]
-        rules: chessgrade::engine::RuleSetId,
+        /// The rules: standard, lab3, cuhk, jhu, or a rule file (docs/course-rules.md).
+        #[arg(long, default_value = "standard", value_parser = args::rule_set, value_name = "NAME|FILE")]
+        rules: chessgrade::engine::RuleSet,
     },
+    /// Rule sets as rule files: `rules show standard` prints the built-in set as a file a
+    /// course copies and changes (docs/course-rules.md).
+    #[command(subcommand)]
+    Rules(RulesCommand),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     Completions {
         /// The shell.
@@ -287,6 +296,10 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// Speak only protocol v1 (the Lab 3 calls, one call per request).
         #[arg(long)]
         v1: bool,
+        /// A rule file played when `RULES` names its family alone (as `run --rules`);
+        /// repeatable, one per family.
+        #[arg(long = "rules", value_parser = args::rule_set, value_name = "FILE")]
+        rules: Vec<chessgrade::engine::RuleSet>,
     },
     /// Merge JSON reports of a split run (`--partition`) into one result, or the class
     /// slices of a class graded in shards (`grade --class --shard`) into one class report.
@@ -305,6 +318,19 @@ Exit codes: 1 the submission fails (the minimal scenario is printed); 0 it passe
         /// folder, as `<submission>.<ext>`.
         #[arg(long)]
         output_dir: Option<PathBuf>,
+    },
+}
+
+/// What `rules` does.
+#[derive(Subcommand)]
+enum RulesCommand {
+    /// Print a rule set as a rule file: every key, its value and what it does.
+    #[command(after_help = "Example: chessgrade rules show lab3 > my-lab3.toml\n\
+Exit codes: 0 printed; 2 an unknown set or a bad rule file.")]
+    Show {
+        /// lab3, standard, cuhk, jhu, or a rule file (printed flat, its `extends` chain resolved).
+        #[arg(value_parser = args::rule_set, value_name = "NAME|FILE")]
+        rules: chessgrade::engine::RuleSet,
     },
 }
 
@@ -382,9 +408,10 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
         })?,
         Command::Trace {
             file,
+            rules,
             reference,
             input,
-        } => trace::trace(&file, &reference, &input),
+        } => trace::trace(&file, &rules, &reference, &input),
         Command::Grade {
             scenarios,
             subject,
@@ -454,7 +481,11 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             output,
             palette,
         })?,
-        Command::Serve { v1 } => serve::serve(v1),
+        Command::Serve { v1, rules } => serve::serve(v1, &rules),
+        Command::Rules(RulesCommand::Show { rules }) => {
+            out!("{}", chessgrade::rulefile::show(&rules));
+            0
+        }
         Command::Package(PackageCommand::Gradescope {
             scenarios,
             snapshot,
@@ -479,7 +510,7 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             depth,
             divide,
             rules,
-        } => perft::perft(rules, &fen, depth, divide),
+        } => perft::perft(rules, fen.as_deref(), depth, divide),
         Command::Completions { shell } => completions::completions(shell),
         Command::Man => completions::man(),
         Command::Explain {

@@ -36,7 +36,7 @@ pub fn run(a: &ShrinkArgs) -> Result<u8, StaffError> {
         palette,
     } = a;
     let (max_runs, out, palette) = (*max_runs, out.as_deref(), *palette);
-    let one = One::load(file, &snapshot.root)?;
+    let one = One::load(file, &snapshot.root, &snapshot.rules)?;
     if subject.engine.is_some() && console_args.forces_console() {
         return Err(StaffError::Usage(
             "a console program is shrunk with --submission DIR or --program PATH, not --engine"

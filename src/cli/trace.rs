@@ -3,15 +3,23 @@
 //! `run` (input size, trace size, `--timeout`).
 
 use super::args::{InputArgs, ReferenceArgs};
+use chessgrade::rulefile::RuleBook;
 use chessgrade::scenario::{self, Diagnostic};
 use chessgrade::subject::EngineSubject;
 use std::io::{ErrorKind, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub fn trace(file: &Path, reference: &ReferenceArgs, input: &InputArgs) -> u8 {
+pub fn trace(file: &Path, rules: &[PathBuf], reference: &ReferenceArgs, input: &InputArgs) -> u8 {
     let caps = input.caps();
-    let scenario = match scenario::load_capped(file, caps.input_bytes) {
+    let book = match RuleBook::new(Some(Path::new(".")), rules) {
+        Ok(book) => book,
+        Err(diag) => {
+            eprintln!("error: {diag}");
+            return 2;
+        }
+    };
+    let scenario = match scenario::load_with(file, caps.input_bytes, &book) {
         Ok(s) => s,
         Err(diag) => {
             eprintln!("error: {diag}");

@@ -163,7 +163,7 @@ fn console_flags(found: &[Found]) -> impl Iterator<Item = bool> + '_ {
     found.iter().filter_map(|f| {
         f.load()
             .ok()
-            .map(|s| Dialect::of(s.directives.rules).is_some())
+            .map(|s| Dialect::of(s.directives.rules.id).is_some())
     })
 }
 

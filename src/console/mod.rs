@@ -242,14 +242,14 @@ impl Plan {
 
 /// Turns a scenario into its course's console session.
 pub fn plan(scenario: &Scenario, texts: &Texts) -> Result<Plan, NotGradable> {
-    match Dialect::of(scenario.directives.rules) {
+    match Dialect::of(scenario.directives.rules.id) {
         Some(Dialect::Jhu) => jhu::plan(scenario, &texts.jhu),
         Some(Dialect::Cuhk) => cuhk::plan(scenario, &texts.cuhk),
         None => Err(NotGradable {
             line: None,
             reason: format!(
                 "`@rules {}` has no console program (console grading knows jhu and cuhk)",
-                scenario.directives.rules
+                scenario.directives.rules.name
             ),
         }),
     }

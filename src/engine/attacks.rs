@@ -5,6 +5,12 @@
 //! symmetric, so a square is attacked by a leaper or slider of role R exactly
 //! when an R stands where R's own vectors, walked from the square, first meet
 //! a piece. Pawns are the one asymmetric piece and are handled apart.
+//!
+//! The roles that move by the board's [`super::PieceTable`] instead (a
+//! course's pieces, the Mystery piece, chess's pieces redefined by a rule
+//! file) are found by the table's attack rays ([`table_attacks`]), walked
+//! backwards from the square the same way; with chess's pieces alone that
+//! list is empty and costs one test.
 
 use super::board::Board;
 use crate::domain::{Color, Piece, Role, Square};
@@ -40,16 +46,17 @@ pub struct Shape {
     pub slides: bool,
 }
 
-/// The fixed move shape of every role but the pawn and the Mystery piece
-/// (`None`: the pawn is asymmetric, the Mystery's shape is the scenario's).
+/// The fixed move shape of chess's pieces but the pawn (`None`: the pawn
+/// is asymmetric; the Mystery piece's and a course's pieces' shapes are the
+/// rule set's table).
 pub const fn shape(role: Role) -> Option<Shape> {
     let (vectors, slides): (&'static [(i32, i32)], bool) = match role {
-        Role::Pawn | Role::Mystery => return None,
         Role::Knight => (&KNIGHT, false),
         Role::Bishop => (&DIAGONAL, true),
         Role::Rook => (&ORTHOGONAL, true),
         Role::Queen => (&ALL_DIRECTIONS, true),
         Role::King => (&ALL_DIRECTIONS, false),
+        _ => return None,
     };
     Some(Shape { vectors, slides })
 }
@@ -59,15 +66,15 @@ pub const fn shape(role: Role) -> Option<Shape> {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ray {
     pub vector: (i32, i32),
-    roles: u8,
-    sliders: u8,
+    roles: u32,
+    sliders: u32,
 }
 
 impl Ray {
     /// Does `role`, standing `steps` vectors away, reach the ray's origin
     /// (all squares between being empty)?
     pub fn reaches(self, role: Role, steps: u32) -> bool {
-        let bit = 1 << role as u8;
+        let bit = 1 << role as u32;
         self.sliders & bit != 0 || (steps == 1 && self.roles & bit != 0)
     }
 
@@ -102,7 +109,7 @@ const fn build_rays() -> ([Ray; MAX_RAYS], usize) {
         let Some(shape) = shape(roles[r]) else {
             panic!("pawns have no shape")
         };
-        let bit = 1 << roles[r] as u8;
+        let bit = 1 << roles[r] as u32;
         let mut v = 0;
         while v < shape.vectors.len() {
             let vector = shape.vectors[v];
@@ -139,15 +146,17 @@ pub fn is_attacked(board: &Board, sq: Square, by: Color) -> bool {
 /// [`is_attacked`], with the square `ignore` (if any) seen as empty: "would
 /// the king be attacked on `sq` once it has left `ignore`?"
 pub fn attacked_ignoring(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
-    if attacking_pawns(board, sq, by).next().is_some() || mystery_attacks(board, sq, by, ignore) {
+    if attacking_pawns(board, sq, by).next().is_some() || table_attacks(board, sq, by, ignore) {
         return true;
     }
     // An attacker of role R stands where R's own vectors, walked backwards
-    // from `sq`, first meet a piece.
-    rays().iter().any(|ray| {
-        first_met(board, sq, ray.vector, ray.slides(), ignore)
-            .is_some_and(|(p, steps)| p.color == by && ray.reaches(p.role, steps))
-    })
+    // from `sq`, first meet a piece (the fixed shapes hold for chess's
+    // pieces unless the table says otherwise, and then it said it above).
+    board.piece_table().classic_movers()
+        && rays().iter().any(|ray| {
+            first_met(board, sq, ray.vector, ray.slides(), ignore)
+                .is_some_and(|(p, steps)| p.color == by && ray.reaches(p.role, steps))
+        })
 }
 
 /// The first piece met walking from `sq` against `vector` (one step only
@@ -180,25 +189,46 @@ fn first_met(
     None
 }
 
-/// Does a Mystery piece of colour `by` attack `sq` (`ignore` seen as
-/// empty)? Its shape is symmetric, so walk its vectors backwards from `sq`.
-fn mystery_attacks(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
-    let Some(shape) = board.mystery() else {
+/// Does a piece of colour `by` that moves by the board's table attack `sq`
+/// (`ignore` seen as empty)? Each of the table's attack rays is walked
+/// backwards from `sq`: a leap looks at one square (its path empty if it is
+/// lame), a ride at the first piece met within its range.
+fn table_attacks(board: &Board, sq: Square, by: Color, ignore: Option<Square>) -> bool {
+    let table = board.piece_table();
+    if !table.any_by_table() {
         return false;
-    };
-    let attacker = Piece::new(by, Role::Mystery);
+    }
     let dims = board.dims();
-    // A straight-line leap needs the squares between empty (`ignore` empty).
-    let path_clear = |(dr, dc): (i32, i32)| match shape.blocked_leap(dr, dc) {
-        None => true,
-        Some(((sr, sc), steps)) => (1..steps).all(|k| {
-            dims.offset(sq, -sr * k, -sc * k)
-                .is_none_or(|between| Some(between) == ignore || board.get(between).is_none())
-        }),
+    let empty = |at: Option<Square>| {
+        at.is_none_or(|between| Some(between) == ignore || board.get(between).is_none())
     };
-    shape.vectors().iter().any(|&vector| {
-        first_met(board, sq, vector, shape.slides, ignore).is_some_and(|(p, _)| p == attacker)
-            && path_clear(vector)
+    table.rays(by).iter().any(|ray| {
+        let leg = ray.leg;
+        let is_attacker = |p: Piece| p.color == by && ray.roles & 1 << p.role as u32 != 0;
+        if !leg.rides() {
+            let Some(from) = dims.offset(sq, -leg.dr, -leg.dc) else {
+                return false;
+            };
+            // The path runs from the attacker: offsets from `from`.
+            return board.get(from).is_some_and(is_attacker)
+                && Some(from) != ignore
+                && (!leg.lame || leg.path().all(|(r, c)| empty(dims.offset(from, r, c))));
+        }
+        let mut at = sq;
+        let mut steps = 0;
+        while let Some(next) = dims.offset(at, -leg.dr, -leg.dc) {
+            steps += 1;
+            if Some(next) != ignore
+                && let Some(p) = board.get(next)
+            {
+                return is_attacker(p) && (leg.range == 0 || steps <= leg.range);
+            }
+            if leg.range != 0 && steps >= leg.range {
+                return false;
+            }
+            at = next;
+        }
+        false
     })
 }
 
@@ -283,7 +313,8 @@ mod tests {
         use crate::engine::MysteryShape;
         let dims = Dims::new(5, 5).unwrap();
         let camel = MysteryShape::new(false, &[(1, 3)], 0).unwrap();
-        let mut b = Board::with_mystery(dims, Some(camel));
+        let chess = crate::engine::PieceTable::chess();
+        let mut b = Board::with_pieces(dims, chess.with_mystery(Some(&camel)));
         b.set(sq(&b, 0, 0), Some(Piece::new(Color::White, Role::Mystery)));
         b.set(sq(&b, 0, 1), Some(Piece::new(Color::Black, Role::Pawn)));
         // A leaper jumps over the pawn.
@@ -292,7 +323,7 @@ mod tests {
         assert!(!is_attacked(&b, sq(&b, 1, 2), Color::White));
         assert!(!is_attacked(&b, sq(&b, 1, 3), Color::Black));
         let rider = MysteryShape::new(true, &[(1, 1)], 0).unwrap();
-        let mut b = Board::with_mystery(dims, Some(rider));
+        let mut b = Board::with_pieces(dims, chess.with_mystery(Some(&rider)));
         b.set(sq(&b, 0, 0), Some(Piece::new(Color::Black, Role::Mystery)));
         b.set(sq(&b, 2, 2), Some(Piece::new(Color::White, Role::Pawn)));
         assert!(is_attacked(&b, sq(&b, 2, 2), Color::Black));

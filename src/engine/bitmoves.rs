@@ -15,11 +15,13 @@
 //! (perft's last ply adds `popcount`s instead of writing moves).
 //!
 //! It covers every rule set's flags. It declines (and `movegen`'s mailbox
-//! path answers) the two cases whose legality it does not model: a side with
-//! several kings under king safety (Lab 3 setups may have them) and
-//! Mystery pieces that move (JHU), whose shapes are the scenario's.
+//! path answers) the cases whose legality it does not model: a side with
+//! several kings under king safety (Lab 3 setups may have them), and
+//! pieces that move by the rule set's table rather than by chess's shapes
+//! (a JHU Mystery piece, a course's own pieces, a rule file's redefined
+//! knight, bishop, rook or queen).
 
-use super::board::{Board, SetIndex, Sets};
+use super::board::{Board, SetIndex, Sets, slot};
 use super::geometry::Geometry;
 use super::movegen::{Context, Move, MoveKind, castling_rook_col, on_its_side};
 use super::position::{CastleSide, home_row};
@@ -214,9 +216,14 @@ fn generate_on<S: SquareSet, K: Sink<S>>(
     colors: &[Color],
     sink: &mut K,
 ) -> bool {
-    let moving_mystery = board.mystery().is_some() && sets.role[Role::Mystery as usize].any();
+    let table = board.piece_table();
+    let table_movers = !table.classic_movers()
+        || (table.any_by_table()
+            && Role::ALL
+                .iter()
+                .any(|&r| table.moves_by_table(r) && sets.role[slot(r)].any()));
     let several_kings = |&c: &Color| ctx.rules.king_safety && sets.of(c, Role::King).several();
-    if moving_mystery || colors.iter().any(several_kings) {
+    if table_movers || colors.iter().any(several_kings) {
         return false;
     }
     for &color in colors {
@@ -519,7 +526,8 @@ impl<'a, S: SquareSet> Side<'a, S> {
             if (self.sets.of(color, Role::Rook) & rook).is_empty() {
                 continue;
             }
-            let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
+            let Some((king_to, rook_to)) = side.landing(dims.cols(), ctx.rules.castling_files)
+            else {
                 continue;
             };
             // The king's span and the rook's touch (their landing squares
@@ -781,7 +789,7 @@ mod tests {
     /// mailbox.
     fn sets_follow_the_mailbox(pos: &Position, what: &str) {
         let board = pos.board();
-        let mut fresh = super::Board::with_mystery(board.dims(), board.mystery().copied());
+        let mut fresh = super::Board::with_pieces(board.dims(), board.piece_table());
         for (sq, piece) in board.pieces() {
             fresh.set(sq, Some(piece));
         }
@@ -933,7 +941,7 @@ mod tests {
     /// Square by square, the set generator's attack test (which judges its
     /// king safety) against the mailbox's `is_attacked` (which answers
     /// Lab 3's isPieceUnderThreat), for both colours; `false` where the
-    /// set path does not model the attackers (moving Mystery pieces).
+    /// set path does not model the attackers (pieces that move by the table).
     fn attacks_agree(pos: &Position, what: &str) -> bool {
         fn on<S: SquareSet>(pos: &Position, sets: &Sets<S>, what: &str) {
             let dims = pos.dims();
@@ -960,13 +968,7 @@ mod tests {
             }
         }
         let board = pos.board();
-        if board.mystery().is_some()
-            && board
-                .cells()
-                .iter()
-                .flatten()
-                .any(|p| p.role == Role::Mystery)
-        {
+        if board.has_table_movers() {
             return false;
         }
         match board.sets() {

@@ -11,19 +11,19 @@
 
 use super::geometry::Geometry;
 use super::movegen::{KindAt, Move};
-use super::rules::MysteryShape;
+use super::pieces::PieceTable;
 use super::squareset::{Set256, Set512, SquareSet};
 use crate::domain::{Color, Dims, Piece, Role, Square};
 use std::fmt;
 
-/// A rectangular board of optional pieces, row-major. It also knows how a
-/// Mystery piece moves, so that attack queries, which see only the board,
-/// count Mystery attackers.
+/// A rectangular board of optional pieces, row-major. It also knows how
+/// every piece but the pawn moves (its rule set's [`PieceTable`]), so that
+/// attack queries, which see only the board, count every attacker.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Board {
     dims: Dims,
     squares: Mailbox,
-    mystery: Option<MysteryShape>,
+    pieces: &'static PieceTable,
     sets: SetIndex,
 }
 
@@ -32,7 +32,7 @@ impl Clone for Board {
         Board {
             dims: self.dims,
             squares: self.squares.clone(),
-            mystery: self.mystery,
+            pieces: self.pieces,
             sets: self.sets.clone(),
         }
     }
@@ -43,7 +43,7 @@ impl Clone for Board {
         self.squares.len = source.squares.len;
         self.squares.small = source.squares.small;
         self.squares.large.clone_from(&source.squares.large);
-        self.mystery = source.mystery;
+        self.pieces = source.pieces;
         self.sets = source.sets.clone();
     }
 }
@@ -131,8 +131,22 @@ pub(super) struct Sets<S: 'static> {
     pub geo: &'static Geometry<S>,
     /// Indexed by [`Color`].
     pub color: [S; 2],
-    /// Indexed by [`Role`].
-    pub role: [S; 7],
+    /// Indexed by [`slot`]: one set per built-in role, and one for all of
+    /// a course's pieces (the set-based generator, which alone reads
+    /// these, declines boards that have any).
+    pub role: [S; SLOTS],
+}
+
+/// How many role sets a board keeps: the seven built-in roles, and a
+/// course's pieces together.
+pub(super) const SLOTS: usize = Role::BUILT_IN.len() + 1;
+
+/// The role set of `role`: its own for a built-in role, the shared last
+/// one for a course's piece.
+#[inline(always)]
+pub(super) const fn slot(role: Role) -> usize {
+    let i = role as usize;
+    if i < SLOTS - 1 { i } else { SLOTS - 1 }
 }
 
 impl<S: SquareSet> Sets<S> {
@@ -141,7 +155,7 @@ impl<S: SquareSet> Sets<S> {
         Some(Sets {
             geo: S::geometry(dims)?,
             color: [S::EMPTY; 2],
-            role: [S::EMPTY; 7],
+            role: [S::EMPTY; SLOTS],
         })
     }
 
@@ -161,7 +175,7 @@ impl<S: SquareSet> Sets<S> {
     fn toggle(&mut self, i: usize, piece: Piece) {
         let bit = S::single(i);
         self.color[piece.color as usize] ^= bit;
-        self.role[piece.role as usize] ^= bit;
+        self.role[slot(piece.role)] ^= bit;
     }
 
     /// `piece` leaves square `from` for square `to`, which may be the
@@ -170,13 +184,13 @@ impl<S: SquareSet> Sets<S> {
     fn shift(&mut self, piece: Piece, from: usize, to: usize) {
         let bits = S::single(from) ^ S::single(to);
         self.color[piece.color as usize] ^= bits;
-        self.role[piece.role as usize] ^= bits;
+        self.role[slot(piece.role)] ^= bits;
     }
 
     /// The pieces of `color` and `role`.
     #[inline(always)]
     pub fn of(&self, color: Color, role: Role) -> S {
-        self.color[color as usize] & self.role[role as usize]
+        self.color[color as usize] & self.role[slot(role)]
     }
 }
 
@@ -198,7 +212,7 @@ impl Board {
         Board {
             dims,
             squares: Mailbox::new(dims.len()),
-            mystery: None,
+            pieces: PieceTable::chess(),
             sets,
         }
     }
@@ -215,17 +229,31 @@ impl Board {
         self.sets = SetIndex::Mailbox;
     }
 
-    /// An empty board whose Mystery pieces (if any) move as `mystery` says.
-    pub fn with_mystery(dims: Dims, mystery: Option<MysteryShape>) -> Board {
+    /// An empty board whose pieces move as `pieces` says (an empty board
+    /// of [`Board::empty`] has chess's pieces).
+    pub fn with_pieces(dims: Dims, pieces: &'static PieceTable) -> Board {
         Board {
-            mystery,
+            pieces,
             ..Board::empty(dims)
         }
     }
 
-    /// How this board's Mystery pieces move (`None`: they do not move).
-    pub fn mystery(&self) -> Option<&MysteryShape> {
-        self.mystery.as_ref()
+    /// How this board's pieces (all but the pawns) move.
+    #[inline(always)]
+    pub fn piece_table(&self) -> &'static PieceTable {
+        self.pieces
+    }
+
+    /// Does a piece that moves by the table (not by chess's fixed shapes)
+    /// stand on the board?
+    pub fn has_table_movers(&self) -> bool {
+        let table = self.pieces;
+        table.any_by_table()
+            && self
+                .cells()
+                .iter()
+                .flatten()
+                .any(|p| table.moves_by_table(p.role))
     }
 
     pub fn dims(&self) -> Dims {
@@ -365,10 +393,10 @@ impl Board {
         self.squares.small[from] = None;
         let bits = 1u64 << from | 1u64 << to;
         sets.color[mover.color as usize] ^= bits;
-        sets.role[mover.role as usize] ^= bits;
+        sets.role[slot(mover.role)] ^= bits;
         if let Some(c) = captured {
             sets.color[c.color as usize] ^= 1 << to;
-            sets.role[c.role as usize] ^= 1 << to;
+            sets.role[slot(c.role)] ^= 1 << to;
         }
         Some(captured)
     }
@@ -392,10 +420,10 @@ impl Board {
         self.squares.small[to] = captured;
         let bits = 1u64 << from | 1u64 << to;
         sets.color[mover.color as usize] ^= bits;
-        sets.role[mover.role as usize] ^= bits;
+        sets.role[slot(mover.role)] ^= bits;
         if let Some(c) = captured {
             sets.color[c.color as usize] ^= 1 << to;
-            sets.role[c.role as usize] ^= 1 << to;
+            sets.role[slot(c.role)] ^= 1 << to;
         }
     }
 
@@ -665,7 +693,7 @@ impl<S: SquareSet> PieceIndex for &mut Sets<S> {
         }
         let bits = S::single(from) | S::single(to);
         self.color[piece.color as usize] ^= bits;
-        self.role[piece.role as usize] ^= bits;
+        self.role[slot(piece.role)] ^= bits;
     }
 }
 
@@ -858,8 +886,8 @@ mod tests {
                     assert_eq!(sets.color[color as usize].has(i), has, "square {i}");
                 }
                 for role in Role::ALL {
-                    let has = cell.is_some_and(|p| p.role == role);
-                    assert_eq!(sets.role[role as usize].has(i), has, "square {i}");
+                    let has = cell.is_some_and(|p| slot(p.role) == slot(role));
+                    assert_eq!(sets.role[slot(role)].has(i), has, "square {i}");
                 }
             }
         }

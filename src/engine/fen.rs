@@ -4,7 +4,8 @@
 //!
 //! - `pieces`: the rows from row 0 (Black's home row, at the top) down,
 //!   separated by `/`; in a row, a piece letter (`PNBRQK` White, `pnbrqk`
-//!   Black) or a count of empty squares, which may have several digits
+//!   Black, and the letters of the pieces the rule set adds: `M` the
+//!   Mystery piece, a rule file's own) or a count of empty squares, which may have several digits
 //!   (`10`, `12`). The number of rows is the board's height, the width of a
 //!   row its width; every row must have the same width (1 to 256).
 //! - `side`: `w` or `b`.
@@ -29,6 +30,11 @@ pub enum FenError {
     FieldCount(usize),
     /// The piece placement field is malformed.
     Pieces(String),
+    /// A piece letter the rule set has no piece for (row counted from 1).
+    UnknownPiece {
+        row: usize,
+        letter: char,
+    },
     /// The side to move is not `w` or `b`.
     Side(String),
     Castling(String),
@@ -45,6 +51,10 @@ impl fmt::Display for FenError {
                 "a FEN has 4 to 6 fields (pieces side castling en-passant [halfmove fullmove]), found {n}"
             ),
             FenError::Pieces(why) => write!(f, "bad FEN piece placement: {why}"),
+            FenError::UnknownPiece { row, letter } => write!(
+                f,
+                "bad FEN piece placement: row {row}: `{letter}` is not a piece of these rules"
+            ),
             FenError::Side(s) => write!(f, "bad FEN side to move `{s}`: expected `w` or `b`"),
             FenError::Castling(why) => write!(f, "bad FEN castling field: {why}"),
             FenError::EnPassant(why) => write!(f, "bad FEN en-passant field: {why}"),
@@ -67,7 +77,7 @@ impl Position {
         if !(4..=6).contains(&fields.len()) {
             return Err(FenError::FieldCount(fields.len()));
         }
-        let rows = parse_pieces(fields[0])?;
+        let rows = parse_pieces(fields[0], &rules)?;
         let dims = Dims::new(rows.len() as i64, rows[0].len() as i64)
             .map_err(|e| FenError::Pieces(e.to_string()))?;
         let mut pos = Position::new(rules, dims);
@@ -158,7 +168,7 @@ impl Position {
 }
 
 /// The rows of the placement field, top first, one entry a square.
-fn parse_pieces(field: &str) -> Result<Vec<Vec<Option<Piece>>>, FenError> {
+fn parse_pieces(field: &str, rules: &RuleSet) -> Result<Vec<Vec<Option<Piece>>>, FenError> {
     let err = |why: String| Err(FenError::Pieces(why));
     let mut rows = Vec::new();
     for (i, text) in field.split('/').enumerate() {
@@ -185,6 +195,12 @@ fn parse_pieces(field: &str) -> Result<Vec<Vec<Option<Piece>>>, FenError> {
                 }
                 row.extend(std::iter::repeat_n(None, n.min(MAX_SIDE as usize + 1)));
             } else if let Some(p) = Piece::from_char(c) {
+                if !rules.knows(p.role) {
+                    return Err(FenError::UnknownPiece {
+                        row: i + 1,
+                        letter: c,
+                    });
+                }
                 row.push(Some(p));
             } else {
                 return err(format!("row {}: unexpected `{c}`", i + 1));

@@ -90,7 +90,7 @@ impl Game {
         let record = self.position.play(mv);
         let captured_king = record.captured().is_some_and(|p| p.role == Role::King);
         self.done.push(record);
-        if captured_king && self.position.rules().king_capture_ends_game {
+        if captured_king && self.position.rules().ends.king_captured {
             let winner = self.position.turn().opponent();
             self.ended = Some((GameStatus::KingCaptured { winner }, self.done.len()));
         }
@@ -130,11 +130,21 @@ impl Game {
         legal
     }
 
-    /// Has the game ended? Cheaper than [`Game::status`]: no check test,
-    /// and no move generation unless the rules end games by mate.
+    /// Has the game ended? Cheaper than [`Game::status`]: no check test
+    /// and no move generation unless the rules end games by checkmate or
+    /// stalemate (and then a check test only when just one of them does).
     fn is_over(&self) -> bool {
-        self.ended.is_some()
-            || (self.position.rules().mate_ends_game && self.position.legal_moves().is_empty())
+        let ends = self.position.rules().ends;
+        if self.ended.is_some() {
+            return true;
+        }
+        let mate_ends = match (ends.checkmate, ends.stalemate) {
+            (false, false) => return false,
+            (true, true) => true,
+            (true, false) => self.position.in_check(),
+            (false, true) => !self.position.in_check(),
+        };
+        mate_ends && self.position.legal_moves().is_empty()
     }
 
     /// How the game stands now.

@@ -5,7 +5,9 @@
 //! layers are:
 //!
 //! - [`Board`]: the mailbox of squares, plus (boards of at most 512
-//!   squares) the same pieces as square sets by colour and role;
+//!   squares) the same pieces as square sets by colour and role, and the
+//!   rule set's [`PieceTable`] (how every piece but the pawn moves);
+//! - `betza`: a course's pieces written in Betza notation, read into legs;
 //! - `squareset` / `geometry`: square sets as bits (`u64`, `u128` past 64
 //!   squares, four or eight `u64` words past 128 and 256) and the attack
 //!   tables of each board size, built on first use of the size;
@@ -16,8 +18,9 @@
 //!   table lookups, a counting sink for perft's last ply); the mailbox
 //!   generator (the moves of one piece, then the king-safety filter judged
 //!   from the king's checks and pins, make/unmake on a scratch board for the
-//!   tangled cases) serves larger boards, several kings, moving Mystery
-//!   pieces and single-piece questions. A test holds the two to the same
+//!   tangled cases) serves larger boards, several kings, pieces that move
+//!   by the table (Mystery and course pieces, redefined chess pieces) and
+//!   single-piece questions. A test holds the two to the same
 //!   answers on random positions of every rule set;
 //! - [`MoveList`]: a reusable list for [`Position::legal_moves_into`], so a
 //!   tree walk allocates once per ply, not per node;
@@ -29,6 +32,7 @@
 //! testing every (from, to) pair, which would be quartic in the board side.
 
 mod attacks;
+pub mod betza;
 mod bitmoves;
 mod board;
 mod fen;
@@ -39,6 +43,7 @@ mod movegen;
 mod movelist;
 mod notation;
 mod perft;
+mod pieces;
 mod position;
 mod refusal;
 mod rules;
@@ -52,11 +57,12 @@ pub use movegen::{Move, MoveKind, file_name, parse_square, square_name};
 pub use movelist::MoveList;
 pub use notation::{MoveInput, arity, format_move, parse_move, syntax};
 pub use perft::{Interrupted, divide_until, perft_report, perft_report_with, perft_until};
+pub use pieces::{Kind, PieceTable};
 pub use position::{CastleSide, CastlingRights, GameStatus, Position, UndoRecord, home_row};
 pub use refusal::MoveError;
 pub use rules::{
-    BadShape, Castling, MYSTERY_MAX_OFFSETS, MysteryShape, Notation, PieceValues, RoleSet, RuleSet,
-    RuleSetId,
+    BadShape, Castling, Ends, MYSTERY_MAX_OFFSETS, MysteryShape, Notation, PieceValues, RoleSet,
+    RuleSet, RuleSetId,
 };
 
 #[cfg(test)]

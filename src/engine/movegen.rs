@@ -66,7 +66,7 @@ pub(super) enum KindAt {
 /// | 0–15 | row-major index of `from` (boards are at most 256x256) |
 /// | 16–31 | row-major index of `to` |
 /// | 32–39 | the board's width less one (1 to 256 columns) |
-/// | 40–47 | the piece that moves: colour (bit 0), role (bits 1–3) |
+/// | 40–47 | the piece that moves: colour (bit 0), role (bits 1–5) |
 /// | 48–55 | the kind: normal, double step, en passant, promotion, castle |
 /// | 56–63 | a promotion's role; an en-passant capture's column step; how far the castling rook stands from the king |
 ///
@@ -107,32 +107,30 @@ const PROMOTION: u64 = 3;
 const CASTLE_KING: u64 = 4;
 const CASTLE_QUEEN: u64 = 5;
 
-/// A role from its discriminant (`role as u8`; anything past the last: the last).
+/// A role from its discriminant (`role as u8`, masked to 5 bits; anything
+/// past the last: the last).
 #[inline(always)]
 const fn role_of(code: u64) -> Role {
-    match code {
-        0 => Role::Pawn,
-        1 => Role::Knight,
-        2 => Role::Bishop,
-        3 => Role::Rook,
-        4 => Role::Queen,
-        5 => Role::King,
-        _ => Role::Mystery,
+    let code = (code & 0x1f) as usize;
+    if code < Role::ALL.len() {
+        Role::ALL[code]
+    } else {
+        Role::ALL[Role::ALL.len() - 1]
     }
 }
 
 /// The pieces by their codes in a [`Move`] (colour in bit 0, role above;
-/// the codes no piece has: a Mystery piece). A lookup rather than
+/// the codes no piece has: the last role). A lookup rather than
 /// arithmetic: the masks, compares and conditional moves of decoding the
 /// code cost play 17 instructions a leaf more (start position, every leaf
 /// played), and the role comes out in range for indexing the role sets.
-const PIECES: [Piece; 16] = {
+const PIECES: [Piece; 64] = {
     let mut pieces = [Piece {
         color: Color::Black,
         role: Role::Mystery,
-    }; 16];
+    }; 64];
     let mut code = 0;
-    while code < 16 {
+    while code < 64 {
         let color = match code & 1 {
             0 => Color::Black,
             _ => Color::White,
@@ -329,7 +327,7 @@ impl Move {
     /// castling), as it stood on `from` when the move was generated.
     #[inline(always)]
     pub fn piece(self) -> Piece {
-        PIECES[(self.0 >> PIECE) as usize & 0xf]
+        PIECES[(self.0 >> PIECE) as usize & 0x3f]
     }
 
     pub fn promotion(self) -> Option<Role> {
@@ -579,38 +577,65 @@ fn retain_from(out: &mut Vec<Move>, start: usize, mut keep: impl FnMut(&Move) ->
 /// not onto an own piece, path clear, plus the special moves the rules allow.
 fn pseudo_moves(board: &Board, ctx: Context, from: Square, piece: Piece, out: &mut Vec<Move>) {
     let dims = board.dims();
-    let (vectors, slides) = match (shape(piece.role), piece.role, board.mystery()) {
-        (Some(shape), _, _) => (shape.vectors, shape.slides),
-        (None, Role::Pawn, _) => return pawn_moves(board, ctx, from, piece.color, out),
-        (None, _, Some(mystery)) => (mystery.vectors(), mystery.slides),
-        (None, _, None) => return,
-    };
-    let blocked_leap = |dr: i32, dc: i32| {
-        let mystery = board.mystery().filter(|_| piece.role == Role::Mystery)?;
-        let ((sr, sc), steps) = mystery.blocked_leap(dr, dc)?;
-        Some((1..steps).any(|k| {
-            dims.offset(from, sr * k, sc * k)
-                .is_some_and(|sq| board.get(sq).is_some())
-        }))
-    };
-    for &(dr, dc) in vectors {
-        if blocked_leap(dr, dc) == Some(true) {
-            continue;
-        }
-        let mut at = from;
-        while let Some(to) = dims.offset(at, dr, dc) {
-            let target = board.get(to);
-            if target.is_none_or(|p| p.color != piece.color) {
-                out.push(Move::new(dims, piece, from, to, MoveKind::Normal));
+    if piece.role == Role::Pawn {
+        return pawn_moves(board, ctx, from, piece.color, out);
+    }
+    let table = board.piece_table();
+    if table.moves_by_table(piece.role) {
+        table_moves(board, from, piece, out);
+    } else if let Some(shape) = shape(piece.role) {
+        for &(dr, dc) in shape.vectors {
+            let mut at = from;
+            while let Some(to) = dims.offset(at, dr, dc) {
+                let target = board.get(to);
+                if target.is_none_or(|p| p.color != piece.color) {
+                    out.push(Move::new(dims, piece, from, to, MoveKind::Normal));
+                }
+                if !shape.slides || target.is_some() {
+                    break;
+                }
+                at = to;
             }
-            if !slides || target.is_some() {
-                break;
-            }
-            at = to;
         }
     }
     if piece.role == Role::King {
         castling_moves(board, ctx, from, piece.color, out);
+    }
+}
+
+/// The moves of a piece that moves by the board's table: each leg walked
+/// from `from` within its range, stopping at the first piece; an empty
+/// square is a move where the leg moves, an enemy piece one where it
+/// captures; a lame leap needs its path empty.
+fn table_moves(board: &Board, from: Square, piece: Piece, out: &mut Vec<Move>) {
+    let dims = board.dims();
+    for leg in board.piece_table().legs(piece.role, piece.color) {
+        let path_clear = || {
+            leg.path().all(|(r, c)| {
+                dims.offset(from, r, c)
+                    .is_none_or(|sq| board.get(sq).is_none())
+            })
+        };
+        if leg.lame && !path_clear() {
+            continue;
+        }
+        let mut at = from;
+        let mut steps = 0;
+        while let Some(to) = dims.offset(at, leg.dr, leg.dc) {
+            steps += 1;
+            let target = board.get(to);
+            let allowed = match target {
+                None => leg.quiet,
+                Some(p) => leg.capture && p.color != piece.color,
+            };
+            if allowed {
+                out.push(Move::new(dims, piece, from, to, MoveKind::Normal));
+            }
+            if target.is_some() || steps == leg.range {
+                break;
+            }
+            at = to;
+        }
     }
 }
 
@@ -741,7 +766,7 @@ fn castling_moves(board: &Board, ctx: Context, king: Square, color: Color, out: 
         if board.get(rook) != Some(Piece::new(color, Role::Rook)) {
             continue;
         }
-        let Some((king_to, rook_to)) = side.landing(dims.cols()) else {
+        let Some((king_to, rook_to)) = side.landing(dims.cols(), ctx.rules.castling_files) else {
             continue;
         };
         let span = |a: u16, b: u16| a.min(b)..=a.max(b);
@@ -779,8 +804,10 @@ enum Safety {
     OneKing(KingView),
     /// Several kings (Lab 3 allows them): a move must suit every king's view.
     Kings(Vec<KingView>),
-    /// The enemy has a Mystery piece, whose checks and pins the king views
-    /// do not see: every move is made and the kings (these squares) looked at.
+    /// The enemy has a piece that moves by the table (a Mystery piece, a
+    /// course's piece, a redefined chess piece), whose checks and pins the
+    /// king views do not see: every move is made and the kings (these
+    /// squares) looked at.
     ByPlaying(Vec<Square>),
 }
 
@@ -805,8 +832,10 @@ impl Safety {
         if !rules.king_safety {
             return Safety::Unchecked;
         }
-        let enemy_mystery = Piece::new(color.opponent(), Role::Mystery);
-        if board.mystery().is_some() && board.cells().contains(&Some(enemy_mystery)) {
+        let table = board.piece_table();
+        let enemy = color.opponent();
+        let by_table = |p: &Piece| p.color == enemy && table.moves_by_table(p.role);
+        if table.any_by_table() && board.cells().iter().flatten().any(by_table) {
             let king = Piece::new(color, Role::King);
             let kings: Vec<Square> = board
                 .pieces()

@@ -196,9 +196,11 @@ mod tests {
         assert_eq!(p("i2e4"), Ok(mv(None, sq(4, 4), None)));
         assert_eq!(p("e0e9"), Ok(mv(None, None, None)));
         assert_eq!(p("E2E4"), Ok(mv(None, None, None)));
-        for bad in ["e2", "e2e4qq", "e2e4x", "22e4", "e2-e4", "ee"] {
+        for bad in ["e2", "e2e4qq", "e2e4!", "22e4", "e2-e4", "ee"] {
             assert_eq!(p(bad), Err(0), "{bad}");
         }
+        // Any letter names a role: whether the rules have it is theirs to say.
+        assert_eq!(p("e7e8a"), Ok(mv(sq(1, 4), sq(0, 4), Some(Role::A))));
     }
 
     #[test]

@@ -24,17 +24,27 @@ pub enum CastleSide {
 }
 
 impl CastleSide {
-    /// Where king and rook land (columns): c/d on the queen side, the
-    /// second-to-last / third-to-last file on the king side (g/f on 8x8).
-    /// `None` on boards narrower than 5 files.
-    pub fn landing(self, cols: u16) -> Option<(u16, u16)> {
-        if cols < 5 {
-            return None;
+    /// Where king and rook land (columns): by default c/d on the queen
+    /// side, the second-to-last / third-to-last file on the king side (g/f
+    /// on 8x8), `None` on boards narrower than 5 files; with a rule set's
+    /// `files` (the king's landing files, queen side then king side), the
+    /// king there and the rook beside it towards the centre (`None` where
+    /// that leaves the board).
+    pub fn landing(self, cols: u16, files: Option<[u16; 2]>) -> Option<(u16, u16)> {
+        match files {
+            None if cols < 5 => None,
+            None => Some(match self {
+                CastleSide::King => (cols - 2, cols - 3),
+                CastleSide::Queen => (2, 3),
+            }),
+            Some([queen, king]) => {
+                let (king_to, rook_to) = match self {
+                    CastleSide::King => (king, king.checked_sub(1)?),
+                    CastleSide::Queen => (queen, queen + 1),
+                };
+                (king_to < cols && rook_to < cols).then_some((king_to, rook_to))
+            }
         }
-        Some(match self {
-            CastleSide::King => (cols - 2, cols - 3),
-            CastleSide::Queen => (2, 3),
-        })
     }
 }
 
@@ -376,7 +386,7 @@ impl Position {
     pub fn new(rules: RuleSet, dims: Dims) -> Position {
         Position {
             rules,
-            board: Board::with_mystery(dims, rules.mystery),
+            board: Board::with_pieces(dims, rules.board_pieces()),
             untouched_cells: UntouchedCells::new(dims.len()),
             state: State {
                 castling: CastlingRights::NONE,
@@ -968,20 +978,22 @@ impl Position {
             .any(|(sq, _)| super::attacks::is_attacked(&self.board, sq, enemy))
     }
 
-    /// Checkmate or stalemate of the side to move, where the rules know them
-    /// ([`RuleSet::mate_ends_game`]); otherwise check or ongoing.
+    /// Checkmate or stalemate of the side to move, where the rules end
+    /// the game by them ([`RuleSet::ends`]); otherwise check or ongoing.
     pub fn status(&self) -> GameStatus {
-        if !self.rules.mate_ends_game || !self.legal_moves().is_empty() {
-            match self.in_check() {
-                true => GameStatus::Check,
-                false => GameStatus::Ongoing,
-            }
-        } else if self.in_check() {
-            GameStatus::Checkmate {
+        let ends = self.rules.ends;
+        let check = self.in_check();
+        let mate_ends = match check {
+            true => ends.checkmate,
+            false => ends.stalemate,
+        };
+        match (check, mate_ends && self.legal_moves().is_empty()) {
+            (true, true) => GameStatus::Checkmate {
                 winner: self.state.turn().opponent(),
-            }
-        } else {
-            GameStatus::Stalemate
+            },
+            (false, true) => GameStatus::Stalemate,
+            (true, false) => GameStatus::Check,
+            (false, false) => GameStatus::Ongoing,
         }
     }
 

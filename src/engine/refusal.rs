@@ -138,6 +138,9 @@ impl Position {
         let dr = to.row() as i32 - from.row() as i32;
         let dc = to.col() as i32 - from.col() as i32;
         let (adr, adc) = (dr.abs(), dc.abs());
+        if self.by_table(piece) {
+            return self.reaching_legs(piece, dr, dc, capture).next().is_some();
+        }
         match piece.role {
             Role::Pawn => {
                 let forward = piece.color.forward();
@@ -159,30 +162,53 @@ impl Position {
                         && self.rules().castling != super::rules::Castling::None
                         && !capture)
             }
-            Role::Mystery => self
-                .board()
-                .mystery()
-                .is_some_and(|shape| shape.reaches(dr, dc)),
+            // The Mystery and a course's pieces move by the table (above);
+            // one the rules do not have does not move.
+            _ => false,
         }
+    }
+
+    /// Does `piece` move by the board's table (not by chess's shapes)? The
+    /// king never does: its steps and castling are the rules'.
+    fn by_table(&self, piece: Piece) -> bool {
+        piece.role != Role::King && self.board().piece_table().moves_by_table(piece.role)
+    }
+
+    /// The legs of a table mover that reach `(dr, dc)` on an empty board,
+    /// as a move (`capture` false) or as a capture, and how many steps each
+    /// takes.
+    fn reaching_legs(
+        &self,
+        piece: Piece,
+        dr: i32,
+        dc: i32,
+        capture: bool,
+    ) -> impl Iterator<Item = (super::betza::Leg, i32)> + '_ {
+        let legs = self.board().piece_table().legs(piece.role, piece.color);
+        legs.iter().filter_map(move |&leg| {
+            let mode = if capture { leg.capture } else { leg.quiet };
+            let k = if leg.dr != 0 {
+                dr / leg.dr
+            } else {
+                dc / leg.dc
+            };
+            let in_range = k >= 1 && (leg.range == 0 || k as u32 <= leg.range);
+            (mode && in_range && (leg.dr * k, leg.dc * k) == (dr, dc)).then_some((leg, k))
+        })
     }
 
     /// Are the squares strictly between `from` and `to` empty, for a piece
     /// that moves along a line (sliders, a slider Mystery piece, a pawn's
     /// double step)? Leapers and one-step moves have no path.
     fn path_clear(&self, piece: Piece, from: Square, to: Square) -> bool {
+        if self.by_table(piece) {
+            return self.table_path_clear(piece, from, to);
+        }
         let line_mover = match piece.role {
             Role::Bishop | Role::Rook | Role::Queen | Role::Pawn => true,
-            // A leap along a straight line may not pass through pieces either.
-            Role::Mystery => self.board().mystery().is_some_and(|s| {
-                let (dr, dc) = (
-                    to.row() as i32 - from.row() as i32,
-                    to.col() as i32 - from.col() as i32,
-                );
-                s.slides || s.blocked_leap(dr, dc).is_some()
-            }),
-            Role::Knight => false,
             // A castling king's path is the castling's business.
             Role::King => return true,
+            _ => false,
         };
         if !line_mover {
             return true;
@@ -197,6 +223,25 @@ impl Position {
                 .offset(from, sr * k, sc * k)
                 .expect("squares between two squares of the board are on it");
             self.board().get(sq).is_none()
+        })
+    }
+
+    /// [`Position::path_clear`] for a table mover: some leg that reaches
+    /// `to` (by the target's kind: a move onto an empty square, else a
+    /// capture) has its way free: a ride's squares before `to`, a lame
+    /// leap's path; a plain leap has none.
+    fn table_path_clear(&self, piece: Piece, from: Square, to: Square) -> bool {
+        let dr = to.row() as i32 - from.row() as i32;
+        let dc = to.col() as i32 - from.col() as i32;
+        let capture = self.board().get(to).is_some();
+        let empty = |r: i32, c: i32| {
+            self.dims()
+                .offset(from, r, c)
+                .is_none_or(|sq| self.board().get(sq).is_none())
+        };
+        self.reaching_legs(piece, dr, dc, capture).any(|(leg, k)| {
+            (1..k).all(|i| empty(leg.dr * i, leg.dc * i))
+                && (!leg.lame || leg.path().all(|(r, c)| empty(r, c)))
         })
     }
 }

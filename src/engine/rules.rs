@@ -1,7 +1,10 @@
 //! Rule sets as data: each flag is one rule that differs between the chess
 //! programs chessgrade grades. The engine consults these flags; it never
-//! branches on a rule set's name.
+//! branches on a rule set's name. The four built-in sets are constructors
+//! here; a course's own set is read from a rule file (`super::rulefile`)
+//! into the same struct, so both run the same code.
 
+use super::pieces::PieceTable;
 use crate::domain::Role;
 use std::fmt;
 use std::str::FromStr;
@@ -87,58 +90,89 @@ pub enum Castling {
     Rights,
 }
 
-/// A set of roles, listed in the order Queen, Rook, Bishop, Knight, King,
-/// Pawn (the order a promotion prefers them in).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct RoleSet(u8);
+/// The roles a pawn may become, in the rule set's order of preference
+/// (the first is what a promotion without a letter picks, and the order
+/// moves are listed in): Q R B N for chess, a rule file's `promotion`
+/// letters in its order. A set: no role twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RoleSet {
+    order: [Role; Role::ALL.len()],
+    len: u8,
+    bits: u32,
+}
+
+impl Default for RoleSet {
+    fn default() -> Self {
+        RoleSet::EMPTY
+    }
+}
 
 impl RoleSet {
-    pub const EMPTY: RoleSet = RoleSet(0);
+    pub const EMPTY: RoleSet = RoleSet {
+        order: [Role::Pawn; Role::ALL.len()],
+        len: 0,
+        bits: 0,
+    };
     /// Queen, rook, bishop and knight: standard chess's promotions.
     pub const QRBN: RoleSet = RoleSet::of(&[Role::Queen, Role::Rook, Role::Bishop, Role::Knight]);
-    const PREFERENCE: [Role; 6] = [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::King,
-        Role::Pawn,
-    ];
 
+    /// The roles in this order; a role listed twice counts once, where it
+    /// first stands.
     pub const fn of(roles: &[Role]) -> RoleSet {
-        let mut bits = 0;
+        let mut set = RoleSet::EMPTY;
         let mut i = 0;
         while i < roles.len() {
-            bits |= 1 << roles[i] as u8;
+            set = set.with(roles[i]);
             i += 1;
         }
-        RoleSet(bits)
+        set
     }
 
-    /// Upper- or lower-case role letters, e.g. `QRBN`; `None` for anything else.
+    /// This set with `role` added last (unchanged if it holds it).
+    pub const fn with(mut self, role: Role) -> RoleSet {
+        if !self.contains(role) {
+            self.order[self.len as usize] = role;
+            self.len += 1;
+            self.bits |= 1 << role as u32;
+        }
+        self
+    }
+
+    /// Upper- or lower-case role letters in order, e.g. `QRBN`; `None` for
+    /// anything but letters.
     pub fn from_letters(letters: &str) -> Option<RoleSet> {
         letters.chars().try_fold(RoleSet::EMPTY, |set, c| {
-            Role::from_letter(c).map(|r| RoleSet(set.0 | 1 << r as u8))
+            Role::from_letter(c).map(|r| set.with(r))
         })
     }
 
     pub const fn contains(self, role: Role) -> bool {
-        self.0 & (1 << role as u8) != 0
+        self.bits & (1 << role as u32) != 0
     }
 
     pub const fn is_empty(self) -> bool {
-        self.0 == 0
+        self.len == 0
     }
 
     /// How many roles the set holds.
     pub const fn len(self) -> usize {
-        self.0.count_ones() as usize
+        self.len as usize
+    }
+
+    /// The first role (a promotion's default).
+    pub fn first(self) -> Option<Role> {
+        self.iter().next()
     }
 
     pub fn iter(self) -> impl Iterator<Item = Role> {
-        RoleSet::PREFERENCE
-            .into_iter()
-            .filter(move |&r| self.contains(r))
+        self.order.into_iter().take(self.len as usize)
+    }
+
+    /// The upper-case letters in order (`QRBN`).
+    pub fn letters(self) -> String {
+        self.iter()
+            .map(|r| r.letter().to_ascii_uppercase())
+            .collect()
     }
 }
 
@@ -156,20 +190,45 @@ pub enum Notation {
 }
 
 /// Points per role, indexed by [`Role`] (pawn, knight, bishop, rook, queen,
-/// king, mystery): what a `score` step adds up for each side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PieceValues(pub [u32; 7]);
+/// king, mystery, then a course's pieces by letter): what a `score` step
+/// adds up for each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PieceValues(pub [u32; Role::ALL.len()]);
 
 impl PieceValues {
     /// Shannon's 1949 values, as JHU (and chessgrade's other rule sets) use
     /// them: P 1, N 3, B 3, R 5, Q 9; the king and the Mystery piece 0.
-    pub const SHANNON: PieceValues = PieceValues([1, 3, 3, 5, 9, 0, 0]);
+    pub const SHANNON: PieceValues = PieceValues::built_in([1, 3, 3, 5, 9, 0, 0]);
     /// CUHK's table 1: P 1, N 10, B 20, R 5, Q 50, K 1000.
-    pub const CUHK: PieceValues = PieceValues([1, 10, 20, 5, 50, 1000, 0]);
+    pub const CUHK: PieceValues = PieceValues::built_in([1, 10, 20, 5, 50, 1000, 0]);
+
+    /// The values of the seven built-in roles; a course's pieces 0.
+    const fn built_in(values: [u32; 7]) -> PieceValues {
+        let mut all = [0; Role::ALL.len()];
+        let mut i = 0;
+        while i < values.len() {
+            all[i] = values[i];
+            i += 1;
+        }
+        PieceValues(all)
+    }
 
     pub fn of(&self, role: Role) -> u32 {
         self.0[role as usize]
     }
+}
+
+/// What ends a game (`ends` in a rule file): the game's status says so,
+/// and no move is played afterwards.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ends {
+    /// The side to move is in check and has no legal move: the other side wins.
+    pub checkmate: bool,
+    /// The side to move is not in check and has no legal move: a draw.
+    pub stalemate: bool,
+    /// A king was captured (CUHK, where kings may be left attacked): its
+    /// captor's side wins.
+    pub king_captured: bool,
 }
 
 /// The largest number of offsets a Mystery piece may be given.
@@ -183,7 +242,7 @@ pub const MYSTERY_MAX_OFFSETS: usize = 8;
 /// offset `(dr, dc)` stands for its eight symmetric variants (signs and
 /// swapped), so a shape is the same for both colours and attacks are found
 /// by walking the offsets backwards, as for the other pieces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MysteryShape {
     pub slides: bool,
     /// The point value a `score` step counts for it.
@@ -288,7 +347,13 @@ impl MysteryShape {
 /// The rules one engine applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RuleSet {
+    /// The family: the built-in set this one is (or, read from a rule
+    /// file, extends). It decides what is the course's, not the engine's:
+    /// which console dialect judges a program, how gen mixes steps, how
+    /// diagrams label squares, which submissions can run the scenario.
     pub id: RuleSetId,
+    /// Shown in reports: the built-in set's name, or the rule file's `name`.
+    pub name: &'static str,
     /// `isValidMove` checks whose turn it is (Lab 3: it does not; `movePiece` always does).
     pub validity_checks_turn: bool,
     /// A move may not leave the mover's own king attacked (when it has one).
@@ -296,58 +361,69 @@ pub struct RuleSet {
     /// Pawns on their start row (row 1 Black, rows-2 White) may advance two squares.
     pub pawn_double_step: bool,
     pub castling: Castling,
+    /// The files the king lands on when castling, queen side then king
+    /// side; `None`: file c and the second-to-last file (g on 8x8). The
+    /// rook lands beside the king, on the side it came from.
+    pub castling_files: Option<[u16; 2]>,
     /// A pawn may take a pawn that has just advanced two squares past it, as
     /// if it had advanced one (needs `pawn_double_step` to ever happen).
     pub en_passant: bool,
     /// What a pawn reaching the last row (row 0 White, rows-1 Black) turns
-    /// into; it must pick one. Empty: no promotion, the pawn stays a pawn
-    /// (and a double step may then land on the last row).
+    /// into, in order of preference; it must pick one. Empty: no
+    /// promotion, the pawn stays a pawn (and a double step may then land
+    /// on the last row).
     pub promotion: RoleSet,
-    /// Checkmate and stalemate end the game: [`super::Position::status`]
-    /// reports them (Lab 3 has no such notion: the status stays ongoing).
-    pub mate_ends_game: bool,
-    /// Capturing a king ends the game, its captor's side winning (CUHK).
-    pub king_capture_ends_game: bool,
+    /// What ends the game ([`super::Position::status`] and
+    /// [`super::Game`]); Lab 3 has no such notion: the status stays ongoing.
+    pub ends: Ends,
     /// What each piece is worth to a `score` step (and to `stop`).
     pub values: PieceValues,
     /// How a `move` step's argument is written.
     pub notation: Notation,
     /// How the Mystery piece moves, when a scenario uses one.
     pub mystery: Option<MysteryShape>,
+    /// How every piece but the pawn moves: chess's pieces, and a rule
+    /// file's own.
+    pub pieces: &'static PieceTable,
+    /// The start position of a rule file's `start` (a FEN), if it has one.
+    pub start: Option<&'static str>,
 }
 
 impl RuleSet {
     pub fn lab3() -> RuleSet {
         RuleSet {
             id: RuleSetId::Lab3,
+            name: "lab3",
             validity_checks_turn: false,
             king_safety: true,
             pawn_double_step: true,
             castling: Castling::HomeSquares8x8,
+            castling_files: None,
             en_passant: false,
             promotion: RoleSet::EMPTY,
-            mate_ends_game: false,
-            king_capture_ends_game: false,
+            ends: Ends::default(),
             values: PieceValues::SHANNON,
             notation: Notation::Uci,
             mystery: None,
+            pieces: PieceTable::chess(),
+            start: None,
         }
     }
 
     pub fn standard() -> RuleSet {
         RuleSet {
             id: RuleSetId::Standard,
+            name: "standard",
             validity_checks_turn: true,
-            king_safety: true,
-            pawn_double_step: true,
             castling: Castling::Rights,
             en_passant: true,
             promotion: RoleSet::QRBN,
-            mate_ends_game: true,
-            king_capture_ends_game: false,
-            values: PieceValues::SHANNON,
-            notation: Notation::Uci,
-            mystery: None,
+            ends: Ends {
+                checkmate: true,
+                stalemate: true,
+                king_captured: false,
+            },
+            ..RuleSet::lab3()
         }
     }
 
@@ -356,17 +432,18 @@ impl RuleSet {
     pub fn cuhk() -> RuleSet {
         RuleSet {
             id: RuleSetId::Cuhk,
+            name: "cuhk",
             validity_checks_turn: true,
             king_safety: false,
-            pawn_double_step: true,
             castling: Castling::None,
-            en_passant: false,
-            promotion: RoleSet::EMPTY,
-            mate_ends_game: false,
-            king_capture_ends_game: true,
+            ends: Ends {
+                checkmate: false,
+                stalemate: false,
+                king_captured: true,
+            },
             values: PieceValues::CUHK,
             notation: Notation::Cuhk,
-            mystery: None,
+            ..RuleSet::lab3()
         }
     }
 
@@ -375,18 +452,18 @@ impl RuleSet {
     pub fn jhu() -> RuleSet {
         RuleSet {
             id: RuleSetId::Jhu,
-            validity_checks_turn: true,
-            king_safety: true,
-            pawn_double_step: true,
+            name: "jhu",
             castling: Castling::None,
             en_passant: false,
             promotion: RoleSet::of(&[Role::Queen]),
-            mate_ends_game: true,
-            king_capture_ends_game: false,
-            values: PieceValues::SHANNON,
             notation: Notation::Jhu,
-            mystery: None,
+            ..RuleSet::standard()
         }
+    }
+
+    /// The start position: the rule file's `start`, or chess's.
+    pub fn start_fen(&self) -> &'static str {
+        self.start.unwrap_or(super::START_FEN)
     }
 
     /// What `piece` is worth here.
@@ -395,6 +472,43 @@ impl RuleSet {
             (Role::Mystery, Some(shape)) => shape.value,
             _ => self.values.of(role),
         }
+    }
+
+    /// May a board of these rules hold `role`? The six of chess and the
+    /// Mystery piece always (without a shape, `@mystery`, or a rule file's
+    /// `[pieces.M]`, a Mystery piece never moves: scenarios ask for its
+    /// shape, the engine does not); a course's piece when the rule file
+    /// defines it.
+    pub fn knows(&self, role: Role) -> bool {
+        role == Role::Mystery || self.pieces.knows(role)
+    }
+
+    /// Does the Mystery piece move here (a shape, or a rule file's `[pieces.M]`)?
+    pub fn mystery_moves(&self) -> bool {
+        self.mystery.is_some() || self.pieces.knows(Role::Mystery)
+    }
+
+    /// What `role` is called here (`archbishop`; `knight`).
+    pub fn piece_name(&self, role: Role) -> &str {
+        self.pieces.name(role)
+    }
+
+    /// The table a board of these rules reads: the rule set's pieces, with
+    /// the Mystery piece's shape when the scenario gives one.
+    pub fn board_pieces(&self) -> &'static PieceTable {
+        self.pieces.with_mystery(self.mystery.as_ref())
+    }
+
+    /// Do `self` and `other` decide every step alike (everything but the
+    /// name and the family they are shown under)?
+    pub fn same_rules(&self, other: &RuleSet) -> bool {
+        self.pieces.same_moves(other.pieces)
+            && RuleSet {
+                id: other.id,
+                name: other.name,
+                pieces: other.pieces,
+                ..*self
+            } == *other
     }
 }
 
@@ -416,9 +530,18 @@ mod tests {
     fn role_sets_list_promotions_queen_first() {
         let all: Vec<_> = RoleSet::QRBN.iter().collect();
         assert_eq!(all, [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]);
-        assert_eq!(RoleSet::from_letters("nrq"), RoleSet::from_letters("QRN"));
+        // A rule file's order is kept: it is the order of preference.
+        let nrq = RoleSet::from_letters("nrq").unwrap();
+        assert_eq!(
+            nrq.iter().collect::<Vec<_>>(),
+            [Role::Knight, Role::Rook, Role::Queen]
+        );
+        assert_ne!(Some(nrq), RoleSet::from_letters("QRN"));
+        assert_eq!(nrq.letters(), "NRQ");
+        assert_eq!(RoleSet::from_letters("QRQ").unwrap().len(), 2);
         assert!(!RoleSet::from_letters("QRN").unwrap().contains(Role::Bishop));
-        assert_eq!(RoleSet::from_letters("QX"), None);
+        assert!(RoleSet::from_letters("QA").unwrap().contains(Role::A));
+        assert_eq!(RoleSet::from_letters("Q1"), None);
         assert!(RoleSet::EMPTY.is_empty() && RoleSet::EMPTY.iter().next().is_none());
     }
 
@@ -427,14 +550,14 @@ mod tests {
         let r = RuleSet::lab3();
         assert!(!r.validity_checks_turn && r.king_safety && r.pawn_double_step);
         assert_eq!(r.castling, Castling::HomeSquares8x8);
-        assert!(!r.en_passant && r.promotion.is_empty() && !r.mate_ends_game);
-        assert!(!r.king_capture_ends_game && r.mystery.is_none());
+        assert!(!r.en_passant && r.promotion.is_empty() && r.ends == Ends::default());
+        assert!(r.mystery.is_none() && r.pieces.classic_movers() && !r.pieces.any_by_table());
     }
 
     #[test]
     fn cuhk_and_jhu_follow_their_seeds() {
         let c = RuleSet::cuhk();
-        assert!(!c.king_safety && c.king_capture_ends_game && !c.mate_ends_game);
+        assert!(!c.king_safety && c.ends.king_captured && !c.ends.checkmate && !c.ends.stalemate);
         assert!(c.promotion.is_empty() && !c.en_passant && c.castling == Castling::None);
         let cuhk_points: Vec<u32> = [Role::King, Role::Queen, Role::Bishop, Role::Knight]
             .into_iter()
@@ -443,7 +566,7 @@ mod tests {
             .collect();
         assert_eq!(cuhk_points, [1000, 50, 20, 10, 5, 1]);
         let j = RuleSet::jhu();
-        assert!(j.king_safety && j.mate_ends_game && !j.king_capture_ends_game);
+        assert!(j.king_safety && j.ends.checkmate && j.ends.stalemate && !j.ends.king_captured);
         assert_eq!(j.promotion.iter().collect::<Vec<_>>(), [Role::Queen]);
         assert!(!j.en_passant && j.castling == Castling::None);
         let jhu_points: Vec<u32> = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook]

@@ -481,12 +481,21 @@ type ErrorKind = fn(&FenError) -> bool;
 
 #[test]
 fn malformed_fens_are_clear_errors() {
-    let cases: [(&str, ErrorKind); 14] = [
+    let cases: [(&str, ErrorKind); 15] = [
         ("", |e| matches!(e, FenError::FieldCount(0))),
         ("8/8 w - - 0 1 extra", |e| {
             matches!(e, FenError::FieldCount(7))
         }),
-        ("8/8/x7 w - -", |e| matches!(e, FenError::Pieces(_))),
+        ("8/8/x7 w - -", |e| {
+            matches!(
+                e,
+                FenError::UnknownPiece {
+                    row: 3,
+                    letter: 'x'
+                }
+            )
+        }),
+        ("8/8/*7 w - -", |e| matches!(e, FenError::Pieces(_))),
         ("8/7 w - -", |e| matches!(e, FenError::Pieces(_))),
         ("8//8 w - -", |e| matches!(e, FenError::Pieces(_))),
         ("08/8 w - -", |e| matches!(e, FenError::Pieces(_))),

@@ -144,7 +144,7 @@ pub fn explain(
         });
     }
     Explanation {
-        rules: scenario.directives.rules,
+        rules: scenario.directives.rules.id,
         initial: trace.initial_board.clone(),
         steps,
         failure: execution.failure,

@@ -18,7 +18,8 @@ pub const REFUSALS: [MoveError; 11] = MoveError::ALL;
 /// promotion letter (only UCI `move` steps do, and Lab 3 uses `movePiece`).
 pub fn reachable_refusals(rules: RuleSetId) -> Vec<MoveError> {
     let r = rules.rules();
-    let ends = r.mate_ends_game || r.king_capture_ends_game || rules == RuleSetId::Cuhk;
+    let ends =
+        r.ends.checkmate || r.ends.stalemate || r.ends.king_captured || rules == RuleSetId::Cuhk;
     let letters =
         rules != RuleSetId::Lab3 && r.notation == Notation::Uci && !r.promotion.is_empty();
     REFUSALS

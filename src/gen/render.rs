@@ -22,8 +22,19 @@ pub fn render(scenario: &Scenario, comments: &[String]) -> String {
         }
     }
     let d = &scenario.directives;
-    if d.rules != RuleSetId::Lab3 {
-        let _ = writeln!(out, "@rules {}", d.rules);
+    // A rule file by its own path, so that the text runs under the same
+    // rules wherever it is written; a built-in set by its name.
+    match (&d.rules_file, &d.rules_line) {
+        (Some(file), _) => {
+            let _ = writeln!(out, "@rules {}", file.display());
+        }
+        (None, Some(line)) => {
+            let _ = writeln!(out, "@rules {line}");
+        }
+        (None, None) if d.rules.id != RuleSetId::Lab3 => {
+            let _ = writeln!(out, "@rules {}", d.rules.id);
+        }
+        (None, None) => {}
     }
     if d.visibility != Visibility::Visible {
         let _ = writeln!(out, "@visibility {}", d.visibility.name());

@@ -170,7 +170,7 @@ fn random_role(rng: &mut Rng, kings: bool) -> Role {
         Role::Knight | Role::Bishop | Role::Rook => 2,
         Role::Queen => 1,
         Role::King => u32::from(kings),
-        Role::Mystery => 0,
+        _ => 0,
     });
     Role::ALL[rng.weighted(&weights)]
 }
@@ -267,7 +267,7 @@ fn finish(
 fn empty(rules: RuleSetId, dims: Dims) -> Scenario {
     Scenario {
         directives: Directives {
-            rules,
+            rules: rules.rules(),
             ..Directives::default()
         },
         points: 1,

@@ -14,6 +14,7 @@ use super::error::StaffError;
 use super::subject::Prepared;
 use crate::compare::Tally;
 use crate::report::{Report, RunIdentity};
+use crate::rulefile::RuleBook;
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
 use crate::scenario::{Caps, Diagnostic};
 use crate::snapshot::SnapshotStore;
@@ -39,6 +40,9 @@ pub struct BatchSpec {
     pub mode: SnapshotMode,
     /// What each scenario may cost the grader (file and trace sizes).
     pub caps: Caps,
+    /// `--rules` files: each replaces the built-in set it extends for the
+    /// scenarios of that family (`crate::rulefile::RuleBook`).
+    pub rules: Vec<PathBuf>,
 }
 
 impl BatchSpec {
@@ -85,6 +89,9 @@ impl BatchSpec {
     /// staff's error unless `allow_empty`.
     pub fn discover(&self) -> Result<Discovered, StaffError> {
         let root = self.root();
+        let book = RuleBook::new(Some(&root), &self.rules)
+            .map_err(|d| StaffError::Rules(d.to_string()))?;
+        let book = std::sync::Arc::new(book);
         let walked = match self.suite() {
             Some(_) => runner::walk(std::slice::from_ref(&root), &root),
             None => runner::walk(&self.paths, &root),
@@ -123,6 +130,7 @@ impl BatchSpec {
         });
         for f in &mut found {
             f.caps = self.caps;
+            f.rules = book.clone();
         }
         let mut notes = walked.skipped;
         if let Some(suite) = self.suite() {
@@ -354,6 +362,7 @@ mod tests {
             allow_empty: false,
             mode: SnapshotMode::Check,
             caps: Caps::default(),
+            rules: Vec::new(),
         }
     }
 

@@ -34,6 +34,8 @@ pub enum StaffError {
     /// parse (the located message), is not a scenario file, or its
     /// snapshot cannot be read.
     Scenario(String),
+    /// A `--rules` file that cannot be read or used (its located message).
+    Rules(String),
     /// Scenarios the chosen kind of subject cannot run, one line each and a
     /// last line saying what it means.
     NotGradable(Vec<String>),
@@ -82,6 +84,7 @@ impl fmt::Display for StaffError {
             | StaffError::NoSnapshots(m)
             | StaffError::Reference(m)
             | StaffError::Class(m)
+            | StaffError::Rules(m)
             | StaffError::Scenario(m) => f.write_str(m),
             StaffError::NoSubject => {
                 f.write_str("give --submission DIR, --engine CMD or --program PATH")

@@ -13,6 +13,7 @@ use crate::console;
 use crate::explain::{
     ConsoleExplainError, ConsoleExplanation, Explanation, explain, explain_console,
 };
+use crate::rulefile::RuleBook;
 use crate::runner::{self, Found};
 use crate::scenario::Scenario;
 use crate::shrink::{ShrinkError, Shrinker, Shrunk};
@@ -31,15 +32,28 @@ pub struct One {
 }
 
 impl One {
-    /// Loads `file`, named relative to `root`. A file that is not a
-    /// scenario, or does not parse, is the staff's error (located).
-    pub fn load(file: &Path, root: &Path) -> Result<One, StaffError> {
-        let scenario =
-            crate::scenario::load(file).map_err(|d| StaffError::Scenario(d.to_string()))?;
+    /// Loads `file`, named relative to `root`, its rules found as `run`
+    /// finds them (its `@rules`, the folders' `rules.toml` up to `root`,
+    /// `rules`: the `--rules` files). A file that is not a scenario, or does
+    /// not parse, or a bad rule file, is the staff's error (located).
+    pub fn load(file: &Path, root: &Path, rules: &[PathBuf]) -> Result<One, StaffError> {
+        let book =
+            RuleBook::new(Some(root), rules).map_err(|d| StaffError::Rules(d.to_string()))?;
+        let book = std::sync::Arc::new(book);
         let (found, _) = runner::discover(std::slice::from_ref(&file.to_path_buf()), root);
-        let found = found.into_iter().next().ok_or_else(|| {
-            StaffError::Scenario(format!("{}: not a scenario file", file.display()))
-        })?;
+        let Some(mut found) = found.into_iter().next() else {
+            // Why it is not one, located where the reader can say.
+            let why =
+                crate::scenario::load_with(file, crate::scenario::DEFAULT_MAX_INPUT_BYTES, &book);
+            return Err(StaffError::Scenario(why.err().map_or_else(
+                || format!("{}: not a scenario file", file.display()),
+                |d| d.to_string(),
+            )));
+        };
+        found.rules = book;
+        let scenario = found
+            .load()
+            .map_err(|d| StaffError::Scenario(d.to_string()))?;
         let source = std::fs::read_to_string(file).unwrap_or_default();
         Ok(One {
             found,

@@ -141,7 +141,7 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
     let (console, others): (Vec<_>, Vec<_>) = found
         .iter()
         .filter_map(|f| f.load().ok().map(|s| (f, s)))
-        .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules).is_some());
+        .partition::<Vec<_>, _>(|(_, s)| console::Dialect::of(s.directives.rules.id).is_some());
     let (console, others): (Vec<&Found>, Vec<&Found>) = (
         console.into_iter().map(|(f, _)| f).collect(),
         others.into_iter().map(|(f, _)| f).collect(),
@@ -171,10 +171,27 @@ pub(super) fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
             continue;
         };
         let name = f.path.display();
-        if s.directives.rules != crate::engine::RuleSetId::Lab3 {
+        let rules = s.directives.rules;
+        if rules.id != crate::engine::RuleSetId::Lab3 {
             problems.push(format!(
                 "{name}: not gradable on a Lab 3 upload: `@rules {}` is another course's (a Lab 3 upload plays lab3 only)",
-                s.directives.rules.name()
+                rules.name
+            ));
+            continue;
+        }
+        // A course's lab3 rules are the student's to implement; what the
+        // interface cannot say is a promotion to a piece it has no type
+        // for, or a choice between pieces (movePiece names none).
+        let promotion = rules.promotion;
+        let expressible = promotion.len() <= 1
+            && promotion
+                .iter()
+                .all(|r| matches!(r, crate::domain::Role::Rook | crate::domain::Role::Bishop));
+        if !expressible {
+            problems.push(format!(
+                "{name}: not gradable on a Lab 3 upload: the rules `{}` promote to {}, which Lab 3's movePiece cannot choose or its pieces cannot be (king, rook, bishop and pawn)",
+                rules.name,
+                promotion.letters()
             ));
             continue;
         }

@@ -123,6 +123,7 @@ impl GradescopeSpec {
             allow_empty: false,
             mode: SnapshotMode::Check,
             caps: crate::scenario::Caps::default(),
+            rules: Vec::new(),
         };
         let discovered = batch.discover()?;
         if let Some(first) = discovered.errors.first() {

@@ -43,6 +43,8 @@ pub enum RequestError {
     Offset,
     /// A Mystery shape the engine refuses.
     Mystery(crate::engine::BadShape),
+    /// A `RULES` `key=value` token that does not read (its message).
+    RuleToken(String),
     /// ``unexpected `extra` ``: a token after the request's last argument.
     Unexpected(String),
 }
@@ -83,6 +85,7 @@ impl fmt::Display for RequestError {
                 f.write_str("expected `mystery leaper|slider <value> <dr,dc>...`")
             }
             RequestError::Offset => f.write_str("offsets are `dr,dc`"),
+            RequestError::RuleToken(why) => f.write_str(why),
             RequestError::Unexpected(tok) => write!(f, "unexpected `{tok}`"),
         }
     }

@@ -12,11 +12,13 @@
 //! one scenario in a fresh child of a ready parent).
 
 mod error;
+mod rules;
 mod serve;
 mod session;
 
 pub use error::{HelloError, RequestError, ServeError};
-pub use serve::{serve, serve_version};
+use rules::{rule_tokens, rules_of_tokens};
+pub use serve::{serve, serve_version, serve_with};
 pub use session::{Fault, SessionError, check_session, request_lines};
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
@@ -34,6 +36,10 @@ pub struct Capabilities {
     pub scan: bool,
     /// `BEGIN` / `END` sessions in forked children.
     pub fork: bool,
+    /// `RULES` with a rule file's differences as `key=value` tokens: the
+    /// engine plays a course's own rules (and pieces), not only the four
+    /// built-in sets.
+    pub rules: bool,
 }
 
 /// A handshake answer: `HELLO <version> [caps=a,b] [name=<free text>]`
@@ -81,6 +87,7 @@ impl Hello {
                     match cap {
                         "scan" => hello.caps.scan = true,
                         "fork" => hello.caps.fork = true,
+                        "rules" => hello.caps.rules = true,
                         _ => {} // a capability of a later version: not used
                     }
                 }
@@ -95,10 +102,14 @@ impl fmt::Display for Hello {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "HELLO {}", self.version)?;
         if self.version >= V2 {
-            let caps: Vec<&str> = [(self.caps.scan, "scan"), (self.caps.fork, "fork")]
-                .into_iter()
-                .filter_map(|(on, n)| on.then_some(n))
-                .collect();
+            let caps: Vec<&str> = [
+                (self.caps.scan, "scan"),
+                (self.caps.fork, "fork"),
+                (self.caps.rules, "rules"),
+            ]
+            .into_iter()
+            .filter_map(|(on, n)| on.then_some(n))
+            .collect();
             if !caps.is_empty() {
                 write!(f, " caps={}", caps.join(","))?;
             }
@@ -173,9 +184,15 @@ fn opt_square(f: &mut fmt::Formatter<'_>, sq: Option<Coord>) -> fmt::Result {
     }
 }
 
-/// The `RULES` arguments: `lab3`, or `jhu mystery slider 5 1,1 ...`.
+/// The `RULES` arguments: `lab3`, or `jhu mystery slider 5 1,1 ...`, with
+/// (capability `rules`) what a rule file changes in its family as
+/// `key=value` tokens before the Mystery clause: `standard en_passant=0
+/// piece=A:BN value=A:7`.
 fn write_rules(f: &mut fmt::Formatter<'_>, rules: &RuleSet) -> fmt::Result {
     write!(f, "{}", rules.id)?;
+    for token in rule_tokens(rules) {
+        write!(f, " {token}")?;
+    }
     if let Some(shape) = &rules.mystery {
         let kind = if shape.slides { "slider" } else { "leaper" };
         write!(f, " mystery {kind} {}", shape.value)?;
@@ -287,13 +304,18 @@ fn square<'a>(toks: &mut impl Iterator<Item = &'a str>) -> Result<Option<Coord>,
     Ok(Some(Coord::new(int(r)?, int(c)?)))
 }
 
-fn parse_rules<'a>(mut toks: impl Iterator<Item = &'a str>) -> Result<RuleSet, RequestError> {
+fn parse_rules<'a>(toks: impl Iterator<Item = &'a str>) -> Result<RuleSet, RequestError> {
+    let mut toks = toks.peekable();
     let id: RuleSetId = toks
         .next()
         .ok_or(RequestError::MissingRuleSet)?
         .parse()
         .map_err(RequestError::RuleSet)?;
-    let mut rules = id.rules();
+    let mut tokens = Vec::new();
+    while let Some(token) = toks.next_if(|t| t.contains('=')) {
+        tokens.push(token);
+    }
+    let mut rules = rules_of_tokens(id, &tokens)?;
     match toks.next() {
         None => {}
         Some("mystery") => {
@@ -401,7 +423,7 @@ pub fn parse_board(answer: &str, dims: Dims) -> Option<crate::engine::BoardText>
     for r in text.split('/') {
         rows += 1;
         let ok = r.len() == dims.cols() as usize
-            && r.chars().all(|c| c == '.' || "KQRBNPMkqrbnpm".contains(c));
+            && r.chars().all(|c| c == '.' || c.is_ascii_alphabetic());
         if !ok {
             return None;
         }
@@ -683,9 +705,13 @@ mod tests {
             v2.caps,
             Capabilities {
                 scan: true,
-                fork: true
+                fork: true,
+                rules: false,
             }
         );
+        let rules = Hello::parse("HELLO 2 caps=rules,scan").unwrap();
+        assert!(rules.caps.rules && rules.caps.scan && !rules.caps.fork);
+        assert_eq!(rules.to_string(), "HELLO 2 caps=scan,rules");
         assert_eq!(v2.name.as_deref(), Some("my engine 1.0"));
         assert_eq!(Hello::parse(&v2.to_string()), Ok(v2));
         let v1 = Hello::parse("HELLO 1 lab3-cpp-adapter").unwrap();

@@ -14,14 +14,17 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 
 /// What the server holds: the rules, then the position being set up, then
 /// the game once a step has been asked.
-struct State {
+struct State<'r> {
     rules: RuleSet,
+    /// `serve --rules`: rule files that replace their family's built-in
+    /// set when a `RULES` line names the family alone.
+    replacing: &'r [RuleSet],
     setup: Option<Position>,
     game: Option<Game>,
     max_version: u32,
 }
 
-impl State {
+impl State<'_> {
     fn game(&mut self) -> Result<&mut Game, ServeError> {
         if self.game.is_none() {
             let pos = self.setup.take().ok_or(ServeError::NoBoard)?;
@@ -56,15 +59,24 @@ pub fn serve<R: Read>(input: R, output: impl Write) -> io::Result<()> {
 
 /// Serves as an engine that speaks at most protocol `max_version` (a v1
 /// engine answers `ERR` to `HELLO 2`, as a v1 engine must).
-pub fn serve_version<R: Read>(
+pub fn serve_version<R: Read>(input: R, output: impl Write, max_version: u32) -> io::Result<()> {
+    serve_with(input, output, max_version, &[])
+}
+
+/// [`serve_version`] with rule files (`serve --rules`): a `RULES` line
+/// that names a family alone (`RULES lab3`) plays the file of that family
+/// in `replacing`, as `run --rules` runs its scenarios.
+pub fn serve_with<R: Read>(
     input: R,
     mut output: impl Write,
     max_version: u32,
+    replacing: &[RuleSet],
 ) -> io::Result<()> {
     let mut input = BufReader::with_capacity(64 << 10, input);
     let mut out = io::BufWriter::with_capacity(64 << 10, &mut output);
     let mut state = State {
         rules: RuleSet::lab3(),
+        replacing,
         setup: None,
         game: None,
         max_version,
@@ -148,6 +160,7 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError
                 caps: Capabilities {
                     scan: true,
                     fork: false,
+                    rules: true,
                 },
                 name: Some("chessgrade-serve".into()),
             }
@@ -157,7 +170,17 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError
         Request::Hello(_) => Err(ServeError::UnsupportedVersion),
         _ if state.max_version < V2 && !is_v1(&request) => Err(ServeError::NotInV1),
         Request::Rules(rules) => {
-            state.rules = *rules;
+            let family = RuleSet {
+                mystery: rules.mystery,
+                ..rules.id.rules()
+            };
+            state.rules = match state.replacing.iter().find(|r| r.id == rules.id) {
+                Some(file) if rules.same_rules(&family) => RuleSet {
+                    mystery: rules.mystery,
+                    ..*file
+                },
+                _ => *rules,
+            };
             ok()
         }
         Request::New(dims) => {
@@ -175,6 +198,11 @@ fn answer(state: &mut State, request: Request) -> Result<Vec<String>, ServeError
             role,
             square,
         } => {
+            // A course's piece the rules do not have is no piece (the
+            // built-in letters are always placed, as before rule files).
+            if role.is_course_piece() && !state.rules.knows(role) {
+                return Err(ServeError::Request(super::RequestError::BadPiece));
+            }
             // Off the board says so, whether the game has begun or not.
             let square = match state.dims() {
                 Some(dims) => dims.check(square)?,
@@ -272,7 +300,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            "HELLO 2 caps=scan name=chessgrade-serve\nOK\nOK\nOK\nOK\nBOARD ..../...p/..../K...\n1\nBOARD ..../...p/K.../....\n0\nSCAN 0\n"
+            "HELLO 2 caps=scan,rules name=chessgrade-serve\nOK\nOK\nOK\nOK\nBOARD ..../...p/..../K...\n1\nBOARD ..../...p/K.../....\n0\nSCAN 0\n"
         );
     }
 

@@ -2,12 +2,14 @@
 //! recursively for `*.txt` in sorted order, but for the coverage summary
 //! of a `chessgrade gen` suite (see [`is_gen_summary`]).
 
+use crate::rulefile::RuleBook;
 use crate::scenario::{Caps, Diagnostic};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use walkdir::WalkDir;
 
 /// A scenario file to run, or a path that could not be walked.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Found {
     pub path: PathBuf,
     /// The scenario's name: its path relative to the scenario root when it
@@ -16,21 +18,37 @@ pub struct Found {
     pub rel: PathBuf,
     /// The run's caps on what reading and running it may cost.
     pub caps: Caps,
+    /// The run's rule book: which rules the scenario runs under (its
+    /// `@rules`, a folder's `rules.toml`, `--rules`).
+    pub rules: Arc<RuleBook>,
 }
 
+/// Two finds are the same scenario of the same run: same file, name,
+/// caps and rule book.
+impl PartialEq for Found {
+    fn eq(&self, other: &Found) -> bool {
+        (&self.path, &self.rel, self.caps) == (&other.path, &other.rel, other.caps)
+            && Arc::ptr_eq(&self.rules, &other.rules)
+    }
+}
+
+impl Eq for Found {}
+
 impl Found {
-    /// A scenario file named `rel`, under the default caps.
+    /// A scenario file named `rel`, under the default caps and rule book.
     pub fn new(path: PathBuf, rel: PathBuf) -> Found {
+        static DEFAULT_BOOK: OnceLock<Arc<RuleBook>> = OnceLock::new();
         Found {
             path,
             rel,
             caps: Caps::default(),
+            rules: DEFAULT_BOOK.get_or_init(Arc::default).clone(),
         }
     }
 
-    /// Reads and parses the file under the run's input cap.
+    /// Reads and parses the file under the run's input cap and rules.
     pub fn load(&self) -> Result<crate::scenario::Scenario, Diagnostic> {
-        crate::scenario::load_capped(&self.path, self.caps.input_bytes)
+        crate::scenario::load_with(&self.path, self.caps.input_bytes, &self.rules)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The parsed form of a scenario.
 
 use crate::domain::{Color, Coord, Dims, Role, Square};
-use crate::engine::{MysteryShape, RuleSet, RuleSetId};
+use crate::engine::{MysteryShape, RuleSet};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
@@ -23,8 +23,19 @@ pub struct Scenario {
 /// Header settings that plain Lab 3 files leave at their defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Directives {
-    /// `@rules NAME`: the rule set (default `lab3`).
-    pub rules: RuleSetId,
+    /// The rule set the scenario runs under: what its `@rules` line names
+    /// (a built-in set, or a rule file), `lab3` without one, or the set
+    /// that a folder's `rules.toml` or `--rules` puts in place of either
+    /// (`crate::rulefile::RuleBook`). Without the `@mystery` shape: see
+    /// [`Directives::rule_set`].
+    pub rules: RuleSet,
+    /// The `@rules` line's value as written (`standard`,
+    /// `../capablanca.toml`), if the file has one.
+    pub rules_line: Option<String>,
+    /// The rule file `rules` come from (canonical), whichever way it was
+    /// chosen; `None` for a built-in set: what a scenario written back out
+    /// elsewhere names, so it runs under the same rules.
+    pub rules_file: Option<std::path::PathBuf>,
     /// `@visibility visible|hidden|after_due_date|after_published`: shown to students when.
     pub visibility: Visibility,
     /// `@mystery leaper|slider <dr,dc>... [value <n>]`: how `m` / `M` moves.
@@ -34,7 +45,9 @@ pub struct Directives {
 impl Default for Directives {
     fn default() -> Self {
         Directives {
-            rules: RuleSetId::Lab3,
+            rules: RuleSet::lab3(),
+            rules_line: None,
+            rules_file: None,
             visibility: Visibility::Visible,
             mystery: None,
         }
@@ -47,7 +60,7 @@ impl Directives {
     pub fn rule_set(&self) -> RuleSet {
         RuleSet {
             mystery: self.mystery,
-            ..self.rules.rules()
+            ..self.rules
         }
     }
 }

@@ -51,12 +51,12 @@
 //! scenario file); on a line of a million words it is 8x faster.
 
 use super::ast::{Directives, Placement, Scenario, Step, StepKind, Visibility};
-use super::diagnostic::Diagnostic;
 use crate::domain::{Color, Coord, Dims, Piece, Role, Square};
 use crate::engine::{
-    FenError, MoveInput, MysteryShape, Notation, Position, RuleSet, RuleSetId, arity, parse_move,
-    syntax,
+    FenError, MoveInput, MysteryShape, Position, RuleSet, arity, parse_move, syntax,
 };
+use crate::input::{Diagnostic, shown};
+use crate::rulefile::{Resolved, Resolver, RuleBook, RulesError};
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1, take_while};
 use nom::character::complete::{anychar, char, digit0, i32, space0};
@@ -79,9 +79,16 @@ const TRAILING: [char; 3] = ['\r', ' ', '\t'];
 /// The deepest perft a scenario may ask for: deeper runs take minutes.
 const MAX_DEPTH: u32 = 8;
 
-/// Parses raw file bytes; bytes that are not UTF-8 are an error at the
-/// line and column of the first bad byte (a UTF-16 file is named as such).
+/// Parses raw file bytes, its `@rules` read by [`RuleBook::default`]
+/// (built-in sets, and rule files relative to the working folder).
 pub fn parse_bytes(bytes: &[u8]) -> Result<Scenario, Diagnostic> {
+    parse_bytes_with(bytes, &RuleBook::default().for_text())
+}
+
+/// Parses raw file bytes, its rules found by `rules`; bytes that are not
+/// UTF-8 are an error at the line and column of the first bad byte (a
+/// UTF-16 file is named as such).
+pub fn parse_bytes_with(bytes: &[u8], rules: &Resolver) -> Result<Scenario, Diagnostic> {
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err(Diagnostic::at(
             1,
@@ -91,7 +98,7 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Scenario, Diagnostic> {
         ));
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) => parse(text),
+        Ok(text) => parse_with(text, rules),
         Err(e) => {
             let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
             let line = good.matches('\n').count() + 1;
@@ -107,36 +114,24 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Scenario, Diagnostic> {
     }
 }
 
-/// Parses scenario text. A leading UTF-8 byte-order mark is accepted (and
-/// not counted as a column); line endings are LF or CRLF, and a carriage
-/// return anywhere else (CR-only "classic Mac" endings) is an error that
-/// says so.
+/// Parses scenario text, its `@rules` read by [`RuleBook::default`]
+/// (built-in sets, and rule files relative to the working folder).
 pub fn parse(text: &str) -> Result<Scenario, Diagnostic> {
+    parse_with(text, &RuleBook::default().for_text())
+}
+
+/// Parses scenario text, its rules found by `rules` (a built-in set, a
+/// rule file, a folder's `rules.toml`, `--rules`). A leading UTF-8
+/// byte-order mark is accepted (and not counted as a column); line endings
+/// are LF or CRLF, and a carriage return anywhere else (CR-only "classic
+/// Mac" endings) is an error that says so.
+pub fn parse_with(text: &str, rules: &Resolver) -> Result<Scenario, Diagnostic> {
     let text = text.strip_prefix(BOM).unwrap_or(text);
-    match scenario(Span::new(text)) {
+    match scenario(Span::new(text), rules) {
         Ok((_, scenario)) => Ok(scenario),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(diagnostic(text, e)),
         Err(nom::Err::Incomplete(_)) => unreachable!("the parsers are all `complete`"),
     }
-}
-
-/// A word as it may be echoed in a message: at most `SHOWN_CHARS`
-/// characters, control characters escaped, and the length of anything cut.
-pub fn shown(tok: &str) -> String {
-    const SHOWN_CHARS: usize = 32;
-    let mut out = String::new();
-    for c in tok.chars().take(SHOWN_CHARS) {
-        if c.is_control() || c == BOM {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    let total = tok.chars().count();
-    if total > SHOWN_CHARS {
-        out.push_str(&format!("… ({total} characters)"));
-    }
-    out
 }
 
 // ---------------------------------------------------------------------
@@ -162,23 +157,26 @@ const NO_TILDE: &str = "missing `~` between the placements and the steps";
 /// ~
 /// <step> ...              steps (any number)
 /// ```
-fn scenario(input: Span) -> PResult<Scenario> {
-    let (input, directives) = header(input)?;
+fn scenario<'a>(input: Span<'a>, resolver: &Resolver) -> PResult<'a, Scenario> {
+    let start = input;
+    let (input, (mut directives, said)) = header(input)?;
+    let resolved = resolve(resolver, &directives, &said, start)?;
+    directives.rules = resolved.rules;
+    directives.rules_file = resolved.file;
     let (input, points) = required(NO_POINTS, line(cut(points))).parse(input)?;
     let rules = directives.rule_set();
-    let mystery = directives.mystery.is_some();
     let (input, setup) = required(
         NO_SIZE,
         alt((
-            line(fen_setup(rules, mystery)),
-            board_picture(mystery),
+            line(fen_setup(rules)),
+            board_picture(rules),
             line(cut(size)),
         )),
     )
     .parse(input)?;
-    let (input, placements) = many0(line(placement(setup.dims, mystery))).parse(input)?;
+    let (input, placements) = many0(line(placement(setup.dims, rules))).parse(input)?;
     let (input, _) = required(NO_TILDE, line(tilde)).parse(input)?;
-    let (input, steps) = many0(line(step(rules.notation, setup.dims))).parse(input)?;
+    let (input, steps) = many0(line(step(rules, setup.dims))).parse(input)?;
     Ok((
         input,
         Scenario {
@@ -218,7 +216,7 @@ fn required<'a, O>(
 /// The header: any number of `@key value` directive lines before the
 /// points line. The same key twice is fine when both lines say the same
 /// thing, and an error naming both lines when they differ.
-fn header<'a>(input: Span<'a>) -> PResult<'a, Directives> {
+fn header<'a>(input: Span<'a>) -> PResult<'a, (Directives, HeaderSpans<'a>)> {
     /// A directive as first said: its key, line and words.
     struct Said<'a> {
         key: &'a str,
@@ -227,6 +225,7 @@ fn header<'a>(input: Span<'a>) -> PResult<'a, Directives> {
     }
     let mut said: Vec<Said<'a>> = Vec::new();
     let mut directives = Directives::default();
+    let mut spans = HeaderSpans::default();
     let directive_line = |l: Span<'a>| -> PResult<'a, ()> {
         let (_, (key, value_at, value)) = directive_words(l)?;
         if let Some(first) = said.iter().find(|s| s.key == *key.fragment())
@@ -246,9 +245,15 @@ fn header<'a>(input: Span<'a>) -> PResult<'a, Directives> {
         }
         let (rest, setting) = cut(setting).parse(l)?;
         match setting {
-            Setting::Rules(id) => directives.rules = id,
+            Setting::Rules(named) => {
+                directives.rules_line = Some(named.fragment().to_string());
+                spans.rules = Some(named);
+            }
             Setting::Visibility(v) => directives.visibility = v,
-            Setting::Mystery(shape) => directives.mystery = Some(*shape),
+            Setting::Mystery(shape) => {
+                directives.mystery = Some(*shape);
+                spans.mystery = Some(value_at);
+            }
         }
         if !said.iter().any(|s| s.key == *key.fragment()) {
             said.push(Said {
@@ -260,7 +265,50 @@ fn header<'a>(input: Span<'a>) -> PResult<'a, Directives> {
         Ok((rest, ()))
     };
     let (input, _) = many0_count(line(directive_line)).parse(input)?;
-    Ok((input, directives))
+    Ok((input, (directives, spans)))
+}
+
+/// Where the header said what the rules are: the `@rules` value and the
+/// `@mystery` shape, for the errors about them.
+#[derive(Default)]
+struct HeaderSpans<'a> {
+    rules: Option<Span<'a>>,
+    mystery: Option<Span<'a>>,
+}
+
+/// The rules the header's `@rules` (or its absence) leads to: a built-in
+/// set, a rule file, a folder's or `--rules`' replacement. A bad rule
+/// file's own diagnostic is the scenario's error; any other problem is at
+/// the `@rules` value (or the file's first line when there is none).
+fn resolve<'a>(
+    resolver: &Resolver,
+    directives: &Directives,
+    said: &HeaderSpans<'a>,
+    start: Span<'a>,
+) -> Result<Resolved, nom::Err<Error<'a>>> {
+    let at = said.rules.unwrap_or(start);
+    let resolved = match resolver.resolve(directives.rules_line.as_deref()) {
+        Ok(resolved) => resolved,
+        Err(RulesError::Here(message)) => return Err(cut_error(at, message)),
+        Err(RulesError::InFile(d)) => {
+            return Err(nom::Err::Failure(Error {
+                at,
+                problem: Problem::Elsewhere(Box::new(d)),
+            }));
+        }
+    };
+    if let Some(mystery_at) = said.mystery
+        && resolved.rules.pieces.knows(Role::Mystery)
+    {
+        return Err(cut_error(
+            mystery_at,
+            format!(
+                "the rules `{}` give the Mystery piece (M) its moves already: drop `@mystery`",
+                resolved.rules.name
+            ),
+        ));
+    }
+    Ok(resolved)
 }
 
 // ---------------------------------------------------------------------
@@ -461,8 +509,9 @@ fn bounded<'a, T>(
 const DIRECTIVE: &str = "@<key> <value>";
 const MYSTERY: &str = "@mystery leaper|slider <dr,dc>... [value <n>]";
 
-enum Setting {
-    Rules(RuleSetId),
+enum Setting<'a> {
+    /// A built-in set's name or a rule file's path, as written.
+    Rules(Span<'a>),
     Visibility(Visibility),
     /// Boxed: a shape is large beside the other settings.
     Mystery(Box<MysteryShape>),
@@ -478,8 +527,8 @@ fn directive_words(line: Span) -> PResult<(Span, Span, String)> {
     Ok((line, (key, value_at, words.join(" "))))
 }
 
-/// `@rules NAME`, `@visibility WHEN` or `@mystery ...`.
-fn setting(line: Span) -> PResult<Setting> {
+/// `@rules NAME|FILE`, `@visibility WHEN` or `@mystery ...`.
+fn setting(line: Span<'_>) -> PResult<'_, Setting<'_>> {
     alt((
         preceded(
             keyword("@mystery"),
@@ -487,7 +536,7 @@ fn setting(line: Span) -> PResult<Setting> {
         ),
         preceded(
             keyword("@rules"),
-            cut(map(directive_value(rule_set_name), Setting::Rules)),
+            cut(map(directive_value(rest), Setting::Rules)),
         ),
         preceded(
             keyword("@visibility"),
@@ -509,18 +558,6 @@ fn directive_value<'a, O>(
     p: impl Parser<Span<'a>, Output = O, Error = Error<'a>>,
 ) -> impl Parser<Span<'a>, Output = O, Error = Error<'a>> {
     map_parser(terminated(arg(DIRECTIVE), no_more(DIRECTIVE)), p)
-}
-
-fn rule_set_name(word: Span) -> PResult<RuleSetId> {
-    whole(map_res(rest, |w: Span| w.parse::<RuleSetId>()), |w| {
-        let known: Vec<_> = RuleSetId::ALL.iter().map(|id| id.name()).collect();
-        format!(
-            "unknown rule set `{}` (known: {})",
-            shown(w),
-            known.join(", ")
-        )
-    })
-    .parse(word)
 }
 
 fn visibility_name(word: Span) -> PResult<Visibility> {
@@ -632,10 +669,7 @@ fn size(line: Span) -> PResult<Setup> {
 }
 
 /// `fen <FEN>`: the setup as a FEN (any board size the engine takes).
-fn fen_setup<'a>(
-    rules: RuleSet,
-    mystery: bool,
-) -> impl Parser<Span<'a>, Output = Setup, Error = Error<'a>> {
+fn fen_setup<'a>(rules: RuleSet) -> impl Parser<Span<'a>, Output = Setup, Error = Error<'a>> {
     const FEN: &str = "fen <pieces> <side> <castling> <en-passant> [<halfmove> <fullmove>]";
     preceded(
         keyword("fen"),
@@ -646,14 +680,23 @@ fn fen_setup<'a>(
             let fen = words.join(" ");
             let position = match Position::from_fen(rules, &fen) {
                 Ok(position) => position,
+                Err(FenError::UnknownPiece { row, letter }) => {
+                    let at = piece_in_row(fields[0], row, letter);
+                    let piece =
+                        Piece::from_char(letter).unwrap_or(Piece::new(Color::White, Role::Pawn));
+                    return Err(announced(at, piece, &rules).err().unwrap_or_else(|| {
+                        error(at, format!("`{letter}` is not a piece of these rules"))
+                    }));
+                }
                 Err(e) => return fail(fen_error_at(&fields, end_of(line), &e), e.to_string()),
             };
-            if let Some((_, piece)) = position
+            if let Some((sq, piece)) = position
                 .board()
                 .pieces()
                 .find(|(_, p)| p.role == Role::Mystery)
             {
-                announced(fields[0], piece, mystery)?;
+                let row = sq.row() as usize + 1;
+                announced(piece_in_row(fields[0], row, piece.char()), piece, &rules)?;
             }
             Ok((
                 line,
@@ -682,7 +725,20 @@ fn fen_error_at<'a>(fields: &[Span<'a>], end: Span<'a>, error: &FenError) -> Spa
                 .unwrap_or(4),
         ),
         FenError::Pieces(why) => pieces_error_at(fields[0], why),
+        FenError::UnknownPiece { row, letter } => piece_in_row(fields[0], *row, *letter),
     }
+}
+
+/// The first `letter` in row `row` (from 1) of a FEN's placement field.
+fn piece_in_row(field: Span, row: usize, letter: char) -> Span {
+    let mut offset = 0;
+    for (i, part) in field.fragment().split('/').enumerate() {
+        if i + 1 == row {
+            return field.take_from(offset + part.find(letter).unwrap_or(0));
+        }
+        offset += part.len() + 1;
+    }
+    field
 }
 
 /// Within the piece-placement field: the start of the row the message
@@ -714,22 +770,22 @@ fn pieces_error_at<'a>(field: Span<'a>, why: &str) -> Span<'a> {
 /// `board`, the rows of a JHU board picture from the top (`-` empty, upper
 /// case White, lower case Black), each as wide as the first, then `w` or
 /// `b`: who moves.
-fn board_picture<'a>(mystery: bool) -> impl Parser<Span<'a>, Output = Setup, Error = Error<'a>> {
+fn board_picture<'a>(rules: RuleSet) -> impl Parser<Span<'a>, Output = Setup, Error = Error<'a>> {
     preceded(
         line(preceded(keyword("board"), cut(no_more("board")))),
-        cut(move |input| picture(input, mystery)),
+        cut(move |input| picture(input, &rules)),
     )
 }
 
 const PICTURE: &str = "a board row like rnbqkbnr or --P-----, or w / b";
 
 /// The lines of a board picture after `board`.
-fn picture<'a>(input: Span<'a>, mystery: bool) -> PResult<'a, Setup> {
+fn picture<'a>(input: Span<'a>, rules: &RuleSet) -> PResult<'a, Setup> {
     // The first row's line and width, which every other row must have.
     let mut first: Option<(u32, usize)> = None;
     let row = |l: Span<'a>| -> PResult<'a, (u32, Vec<Option<Piece>>)> {
         let (rest, word) = cut(picture_word).parse(l)?;
-        let (_, squares) = cut(picture_row(mystery)).parse(word)?;
+        let (_, squares) = cut(picture_row(rules)).parse(word)?;
         match first {
             None => first = Some((word.location_line(), squares.len())),
             Some((line, width)) if width != squares.len() => {
@@ -803,41 +859,83 @@ fn side_to_move(line: Span) -> PResult<(Span, Color)> {
 
 /// A picture row: every character a square.
 fn picture_row<'a>(
-    mystery: bool,
+    rules: &RuleSet,
 ) -> impl Parser<Span<'a>, Output = Vec<Option<Piece>>, Error = Error<'a>> {
     many0(preceded(
         not(eof),
         cut(alt((
             value(None, char('-')),
-            map(piece_letter(mystery), Some),
+            map(piece_letter(rules), Some),
         ))),
     ))
 }
 
 /// A piece's letter in a picture: upper case White.
-fn piece_letter<'a>(mystery: bool) -> impl Parser<Span<'a>, Output = Piece, Error = Error<'a>> {
+fn piece_letter<'a>(rules: &RuleSet) -> impl Parser<Span<'a>, Output = Piece, Error = Error<'a>> {
     move |input: Span<'a>| {
         let (rest, piece) = alt((
             map_opt(anychar, Piece::from_char),
             reject(recognize(anychar), |c| {
-                format!("`{c}` is not a piece (expected - or one of kqrbnpm, upper case White)")
+                format!(
+                    "`{c}` is not a piece (expected - or one of {}, upper case White)",
+                    piece_letters(rules).concat()
+                )
             }),
         ))
         .parse(input)?;
-        announced(input, piece, mystery)?;
+        announced(input, piece, rules)?;
         Ok((rest, piece))
     }
 }
 
-/// A Mystery piece needs a `@mystery` directive saying how it moves.
-fn announced<'a>(at: Span<'a>, piece: Piece, mystery: bool) -> Result<(), nom::Err<Error<'a>>> {
-    if piece.role == Role::Mystery && !mystery {
+/// The lower-case letters of the pieces `rules` has: k q r b n p, the
+/// Mystery piece's when it has a shape, a rule file's own.
+fn piece_letters(rules: &RuleSet) -> Vec<String> {
+    [
+        Role::King,
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+        Role::Pawn,
+    ]
+    .into_iter()
+    .chain(Role::ALL.into_iter().skip(Role::BUILT_IN.len() - 1))
+    .filter(|&r| rules.knows(r) && (r != Role::Mystery || rules.mystery_moves()))
+    .map(|r| r.letter().to_string())
+    .collect()
+}
+
+/// `k, q, r, b, n or p`.
+fn listed(letters: &[String]) -> String {
+    match letters.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A piece the rules have: a Mystery piece needs a `@mystery` directive
+/// saying how it moves (or a rule file's `[pieces.M]`), a course's piece
+/// its rule file.
+fn announced<'a>(at: Span<'a>, piece: Piece, rules: &RuleSet) -> Result<(), nom::Err<Error<'a>>> {
+    if piece.role == Role::Mystery && !rules.mystery_moves() {
         return Err(error(
             at,
             "a Mystery piece (m) needs a `@mystery leaper|slider <dr,dc>...` directive before the points line",
         ));
     }
-    Ok(())
+    if rules.knows(piece.role) {
+        return Ok(());
+    }
+    Err(error(
+        at,
+        format!(
+            "unknown piece `{}` (expected {})",
+            piece.role.letter(),
+            listed(&piece_letters(rules)),
+        ),
+    ))
 }
 
 // ---------------------------------------------------------------------
@@ -848,7 +946,7 @@ fn announced<'a>(at: Span<'a>, piece: Piece, mystery: bool) -> Result<(), nom::E
 /// an earlier). Any line but `~` is read as one.
 fn placement<'a>(
     dims: Dims,
-    mystery: bool,
+    rules: RuleSet,
 ) -> impl Parser<Span<'a>, Output = Placement, Error = Error<'a>> {
     const PLACEMENT: &str = "<b|w> <piece> <row> <col>";
     let field = || arg(PLACEMENT);
@@ -869,10 +967,16 @@ fn placement<'a>(
             .parse(color_at)?;
             let (_, role) = whole(
                 map_opt(verify(anychar, char::is_ascii_lowercase), Role::from_letter),
-                |w| format!("unknown piece `{}` (expected k, q, r, b, n or p)", shown(w)),
+                |w| {
+                    format!(
+                        "unknown piece `{}` (expected {})",
+                        shown(w),
+                        listed(&piece_letters(&rules))
+                    )
+                },
             )
             .parse(role_at)?;
-            announced(role_at, Piece::new(color, role), mystery)?;
+            announced(role_at, Piece::new(color, role), &rules)?;
             let (_, row) = number("the row").parse(row_at)?;
             let (_, col) = number("the column").parse(col_at)?;
             let Some(square) = dims.square_at(row, col) else {
@@ -932,17 +1036,14 @@ fn step_keyword(line: Span) -> PResult<Span> {
 /// than an `alt` of keywords each reading the word again). Its arguments
 /// are read and the rest of the line ignored (course files carry trailing
 /// marks: `movePiece 2 3 2 0 *`).
-fn step<'a>(
-    notation: Notation,
-    dims: Dims,
-) -> impl Parser<Span<'a>, Output = Step, Error = Error<'a>> {
+fn step<'a>(rules: RuleSet, dims: Dims) -> impl Parser<Span<'a>, Output = Step, Error = Error<'a>> {
     move |line: Span<'a>| {
         let (args, name) = word(line)?;
         let (rest, kind) = match *name.fragment() {
             "movePiece" => cut(move_piece).parse(args)?,
             "isValidScan" => (args, StepKind::IsValidScan),
             "underThreatScan" => (args, StepKind::UnderThreatScan),
-            "move" => cut(move_text(notation, dims)).parse(args)?,
+            "move" => cut(move_text(rules, dims)).parse(args)?,
             "stop" => (args, StepKind::Stop { sentinel: false }),
             "score" => (args, StepKind::Score),
             "save" => (args, StepKind::Save),
@@ -984,14 +1085,28 @@ fn move_piece(line: Span) -> PResult<StepKind> {
 /// `move <text>` (after the keyword), the text in the rule set's notation;
 /// CUHK's `Z0 Z0` is the stop.
 fn move_text<'a>(
-    notation: Notation,
+    rules: RuleSet,
     dims: Dims,
 ) -> impl Parser<Span<'a>, Output = StepKind, Error = Error<'a>> {
+    let notation = rules.notation;
     move |line: Span<'a>| {
         let (line, args) = count(arg(syntax(notation)), arity(notation)).parse(line)?;
         let words: Vec<&str> = args.iter().map(|a| *a.fragment()).collect();
         let kind = match parse_move(notation, dims, &words) {
             Ok(MoveInput::Stop) => StepKind::Stop { sentinel: true },
+            Ok(MoveInput::Move {
+                promotion: Some(role),
+                ..
+            }) if !rules.knows(role) => {
+                return fail(
+                    args[0],
+                    format!(
+                        "`{}`: `{}` is not a piece of these rules",
+                        shown(words[0]),
+                        role.letter()
+                    ),
+                );
+            }
             Ok(MoveInput::Move {
                 from,
                 to,
@@ -1070,6 +1185,9 @@ enum Problem {
     /// The file ends before this part: the caret just past the last line
     /// with content.
     EndsEarly(&'static str),
+    /// An error in another file the scenario reads (its rule file), with
+    /// that file's own place.
+    Elsewhere(Box<Diagnostic>),
 }
 
 impl<'a> ParseError<Span<'a>> for Error<'a> {
@@ -1119,6 +1237,7 @@ fn cut_error(at: Span, message: String) -> nom::Err<Error> {
 fn diagnostic(text: &str, error: Error) -> Diagnostic {
     let message = match error.problem {
         Problem::Message(message) => message,
+        Problem::Elsewhere(diagnostic) => return *diagnostic,
         Problem::EndsEarly(message) => {
             let (line, source) = last_line_with_content(text, error.at);
             return Diagnostic::at(line, source.chars().count() + 1, message, source);
@@ -1223,7 +1342,7 @@ mod tests {
     fn directives_set_visibility_and_rules() {
         let s = parse("@visibility hidden\n@rules lab3\n1\n1 1\n~\n").unwrap();
         assert_eq!(s.directives.visibility, Visibility::Hidden);
-        assert_eq!(s.directives.rules, RuleSetId::Lab3);
+        assert_eq!(s.directives.rules.id, crate::engine::RuleSetId::Lab3);
         let e = parse("@colour red\n1\n1 1\n~\n").unwrap_err();
         assert_eq!((e.line, e.col), (1, 1));
         assert!(e.message.contains("unknown directive"));
@@ -1385,12 +1504,13 @@ mod tests {
         let (l, c, m) = err("1\nboard\n--k\n----\nw\n~\n");
         assert_eq!((l, c), (4, 1));
         assert!(m.contains("width"), "{m}");
-        let (l, c, m) = err("1\nboard\n--k\n-x-\nw\n~\n");
+        let (l, c, m) = err("1\nboard\n--k\n-*-\nw\n~\n");
         assert_eq!((l, c), (4, 2));
-        // Columns count from the source line, indentation included.
-        let (l, c, _) = err("1\nboard\n  --k\n  -x-\nw\n~\n");
-        assert_eq!((l, c), (4, 4));
         assert!(m.contains("not a piece"), "{m}");
+        // Columns count from the source line, indentation included.
+        let (l, c, m) = err("1\nboard\n  --k\n  -x-\nw\n~\n");
+        assert_eq!((l, c), (4, 4));
+        assert!(m.contains("unknown piece `x`"), "{m}");
         let (l, _, m) = err("1\nboard\n--k\n");
         assert_eq!(l, 3);
         assert!(m.contains("`w` or `b`"), "{m}");
@@ -1424,7 +1544,7 @@ mod tests {
     #[test]
     fn a_directive_said_twice_must_agree_and_the_error_names_both_lines() {
         let s = parse("@rules standard\n@rules standard\n1\n8 8\n~\n").unwrap();
-        assert_eq!(s.directives.rules, RuleSetId::Standard);
+        assert_eq!(s.directives.rules.id, crate::engine::RuleSetId::Standard);
         let (l, c, m) = err("@rules lab3\n// x\n@rules standard\n1\n8 8\n~\n");
         assert_eq!((l, c), (3, 8));
         assert!(
@@ -1495,8 +1615,10 @@ mod tests {
         assert!(m.contains("@mystery"), "{m}");
         let (l, c, _) = err("1\nboard\nM-\nw\n~\n");
         assert_eq!((l, c), (3, 1));
-        let (l, c, _) = err("@rules standard\n1\nfen 7k/8/8/8/8/8/8/M6K w - - 0 1\n~\n");
-        assert_eq!((l, c), (3, 5));
+        // In a FEN, at the letter itself.
+        let (l, c, m) = err("@rules standard\n1\nfen 7k/8/8/8/8/8/8/M6K w - - 0 1\n~\n");
+        assert_eq!((l, c), (3, 20));
+        assert!(m.contains("@mystery"), "{m}");
         let (l, c, m) = err("@mystery hopper 1,2\n1\n1 1\n~\n");
         assert_eq!((l, c), (1, 10));
         assert!(m.contains("leaper"), "{m}");

@@ -35,7 +35,7 @@
 use super::pipes::{Answer, CappedText, Pipes, TimedOut};
 use super::{Setup, StepsRun, Subject, SubjectError};
 use crate::domain::{Coord, Dims, Role, Square};
-use crate::engine::{BoardText, GameStatus, MoveError, RuleSetId, Scores};
+use crate::engine::{BoardText, GameStatus, MoveError, RuleSet, RuleSetId, Scores};
 use crate::memcheck::{Checked, Checker, Findings};
 use crate::protocol::{self, Capabilities, Ended, Hello, Request, ScanKind};
 use crate::sandbox::{self, Ending, OutputClosed, Sandboxed, Streams};
@@ -691,12 +691,45 @@ impl Drop for ProcessSubject {
     }
 }
 
+/// A course's own rules (a rule file's, not its family's built-in set),
+/// or `None` for a built-in set (with its Mystery shape).
+fn own_rules(rules: &RuleSet) -> Option<RuleSet> {
+    let family = RuleSet {
+        mystery: rules.mystery,
+        ..rules.id.rules()
+    };
+    (!rules.same_rules(&family)).then_some(family)
+}
+
 /// Can protocol v1 (the Lab 3 interface) express this setup?
 fn v1_can_express(setup: &Setup) -> bool {
     setup.rules.id == RuleSetId::Lab3
         && setup.fen.is_none()
         && setup.turn.is_none()
         && setup.rules.mystery.is_none()
+}
+
+impl ProcessSubject {
+    /// What `RULES` tells the engine: the scenario's rules, as tokens for a
+    /// rule file's changes when the engine declares `rules`. Without it, a
+    /// Lab 3 family's rules are the student's code's to implement (the
+    /// interface cannot be told any), so the family's name is sent; any
+    /// other course's own rules cannot be played: the scenario is
+    /// `unsupported`.
+    fn rules_to_tell(&mut self, setup: &Setup) -> Result<RuleSet, SubjectError> {
+        match own_rules(&setup.rules) {
+            None => Ok(setup.rules),
+            Some(_) if self.caps().rules => Ok(setup.rules),
+            Some(family) if setup.rules.id == RuleSetId::Lab3 => Ok(family),
+            Some(_) => {
+                self.stop();
+                Err(SubjectError::Unsupported(format!(
+                    "the rule file `{}` over an engine without the `rules` capability (it would play the built-in `{}`)",
+                    setup.rules.name, setup.rules.id
+                )))
+            }
+        }
+    }
 }
 
 impl Subject for ProcessSubject {
@@ -742,7 +775,7 @@ impl Subject for ProcessSubject {
         }
         let mut expect_ok = Vec::new();
         if version >= protocol::V2 {
-            expect_ok.push(Request::Rules(Box::new(setup.rules)));
+            expect_ok.push(Request::Rules(Box::new(self.rules_to_tell(setup)?)));
         }
         match setup.fen {
             Some(fen) => expect_ok.push(Request::Fen(fen.to_string())),

@@ -30,6 +30,7 @@ mod perft;
 mod protocol;
 mod readme;
 mod reference;
+mod rules;
 mod scenarios;
 mod select;
 mod serve;
@@ -37,6 +38,7 @@ mod shards;
 mod shrink;
 mod snapshot_names;
 mod uploads;
+mod variants;
 
 /// Cargo builds this binary only (`autotests = false`, one `[[test]]`), so
 /// a test file anywhere else under `tests/`, or one here that this file

@@ -73,8 +73,13 @@ impl Diagnostic {
         }
     }
 
+    /// This diagnostic about the file `path`, unless it already names one
+    /// (an error inside a rule file that a scenario names keeps the rule
+    /// file's path).
     pub fn with_path(mut self, path: &Path) -> Self {
-        self.path = Some(path.to_path_buf());
+        if self.path.is_none() {
+            self.path = Some(path.to_path_buf());
+        }
         self
     }
 
