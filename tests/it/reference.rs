@@ -95,57 +95,76 @@ fn insta_accept(dir: &Path) {
 /// on `dir`.
 fn folder_hash(c: &Course, dir: &str) -> String {
     let doc = std::fs::read_to_string(root().join(GRADING)).unwrap();
-    let lines: Vec<&str> = doc.lines().filter(|l| l.starts_with("cd REF && ")).collect();
+    let lines: Vec<&str> = doc
+        .lines()
+        .filter(|l| l.starts_with("cd REF && "))
+        .collect();
     assert_eq!(lines.len(), 1, "{GRADING}: one `cd REF && ...` line");
     let command = lines[0].split("  #").next().unwrap().trim_end();
     let out = c.run(&command.replacen("REF", dir, 1), 0);
     out.split_whitespace().next().unwrap().to_string()
 }
 
+/// The scenarios of a JSON report that did not pass.
+fn not_passed(report: &serde_json::Value) -> BTreeSet<String> {
+    scenarios(report)
+        .iter()
+        .filter(|s| s["status"] != "pass")
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn after_a_rule_change_update_writes_exactly_the_changed_snapshots_and_says_what_changed() {
-    let c = Course::with_scenarios(&["standard/promotion", "standard/en-passant", "lab3/pawns"]);
+    // The course's scenarios: a copy of the bundled lab3 suite, folders and all.
+    let c = Course::with_scenarios(&["lab3/pawns"]);
+    let lab3 = root().join("scenarios/lab3");
+    c.run(
+        &format!(
+            "rm -r scenarios/lab3 && cp -r {} scenarios/lab3",
+            lab3.display()
+        ),
+        0,
+    );
     c.own_snapshots();
     let snapshots = c.path("snapshots");
     let before = files(&snapshots);
-    // The rule change: the promotion scenarios under lab3's rules, where a
-    // pawn on the far row stays a pawn and a promotion letter is refused.
-    let (sed, _) = excerpt(RUNNING, "sed -i ");
-    c.run(&sed, 0);
+    // What should change, from an independent implementation of the new
+    // rules: the C++ fixture whose pawns never advance two squares fails
+    // exactly the scenarios whose answers a rule file without the double
+    // step changes.
+    let mutant = lab3_engine("lab3-mutant-no-double-step");
+    c.run(
+        &format!(
+            "chessgrade grade --engine {mutant} scenarios/lab3 --format json --output old.json"
+        ),
+        1,
+    );
+    let changed = not_passed(&c.json("old.json"));
+    assert_eq!(changed.len(), 15, "{changed:?}");
+    // The rule change, as docs/running.md makes it, and the update.
+    let (rule_file, _) = excerpt(RUNNING, "chessgrade rules show lab3");
+    c.run(&rule_file, 0);
     rerun(&c, RUNNING, "chessgrade run --update", 0);
-    // The whole course again: the en-passant and pawn scenarios still agree.
-    let out = c.run(
-        "chessgrade run --update scenarios --format json --output r.json",
-        0,
-    );
-    // (lab3/pawns holds 9 scenarios, standard/en-passant 5.)
-    assert!(
-        out.contains("ok: 14 passed, 0 failed, 4 snapshots written"),
-        "{out}"
-    );
-    // Every promotion scenario moves a pawn to the far row (with a letter,
-    // refused under lab3, or without, where it stays a pawn): all four
-    // change; nothing else does.
-    let promotion = [
-        "missing_letter_promotes_to_queen",
-        "promotion_to_each_piece",
-        "promotion_with_capture",
-        "underpromotion_to_knight_gives_check",
-    ];
-    let expected: BTreeSet<String> = promotion
+    let expected: BTreeSet<String> = changed
         .iter()
-        .map(|s| format!("scenario@standard__promotion__{s}.txt.snap.new"))
+        .map(|name| format!("scenario@{}.snap.new", name.replace('/', "__")))
         .collect();
     assert_eq!(pending(&snapshots), expected);
-    // No snapshot was rewritten, nor any other file touched.
+    // No snapshot was rewritten, nor any other file touched, and a second
+    // update rewrites nothing either (the JSON report of it).
+    c.run(
+        "chessgrade run --update scenarios/lab3 --rules no-double-step.toml --format json --output r.json",
+        0,
+    );
     let after = files(&snapshots);
     for (name, old) in &before {
         assert_eq!(after.get(name), Some(old), "{name} was touched");
     }
-    assert_eq!(after.len(), before.len() + 4);
+    assert_eq!(after.len(), before.len() + 15);
     // The JSON report: the tally, and each scenario's changed steps.
     let report = c.json("r.json");
-    assert_eq!(report["changes"]["changed"], 4);
+    assert_eq!(report["changes"]["changed"], 15);
     assert_eq!(report["changes"]["new"], 0);
     let groups: Vec<(String, u64, u64)> = report["changes"]["groups"]
         .as_array()
@@ -163,36 +182,65 @@ fn after_a_rule_change_update_writes_exactly_the_changed_snapshots_and_says_what
     assert_eq!(
         groups,
         [
-            want("move_now_refused", 3, 13),
-            want("game_end", 3, 4),
-            want("board", 2, 3),
-            want("count", 3, 4),
+            want("move_now_refused", 7, 11),
+            want("scan_squares", 14, 19),
+            want("board", 1, 1),
         ]
     );
-    let each = scenarios(&report)
+    let double = scenarios(&report)
         .iter()
-        .find(|s| s["name"] == "standard/promotion/promotion_to_each_piece.txt")
+        .find(|s| s["name"] == "lab3/pawns/double_step_from_start_rows.txt")
         .unwrap();
-    assert_eq!(each["status"], "updated");
-    let l14 = each["changes"]
+    assert_eq!(double["status"], "updated");
+    let steps: Vec<(u64, &str, &str)> = double["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|ch| ch["line"] == 14)
-        .unwrap();
-    assert_eq!(l14["step"], "move a7a8q");
-    assert_eq!(l14["kind"], "move_now_refused");
-    assert_eq!(l14["what"], "now refused: illegal promotion (was valid)");
+        .map(|ch| {
+            (
+                ch["line"].as_u64().unwrap(),
+                ch["kind"].as_str().unwrap(),
+                ch["what"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // Row 1's pawn (Black's) and row 4's (White's on a 6-row board) lose
+    // their double steps: the scan misses them, both moves are refused,
+    // and the later scan sees the pawns where they stayed.
+    assert_eq!(
+        steps[..3],
+        [
+            (
+                12,
+                "scan_squares",
+                "0 added, 2 removed: -V 1 0 3 0, -V 4 4 2 4"
+            ),
+            (13, "move_now_refused", "now refused (was valid)"),
+            (14, "move_now_refused", "now refused (was valid)"),
+        ]
+    );
+    assert_eq!(steps[3].1, "scan_squares");
     assert!(
         scenarios(&report)
             .iter()
             .filter(|s| s["status"] == "pass")
             .all(|s| s.get("changes").is_none())
     );
-    // `cargo insta accept` takes them as they are; then all pass.
+    // `cargo insta accept` takes them as they are; then all pass under the
+    // new rules, and the fixture of the new rules passes all of them.
     insta_accept(&snapshots);
-    let out = c.run("chessgrade run scenarios", 0);
-    assert!(out.contains("ok: 18 passed, 0 failed"), "{out}");
+    let out = c.run(
+        "chessgrade run scenarios/lab3 --rules no-double-step.toml",
+        0,
+    );
+    assert!(out.contains("ok: 91 passed, 0 failed"), "{out}");
+    c.run(
+        &format!(
+            "chessgrade grade --engine {mutant} scenarios/lab3 --format json --output new.json"
+        ),
+        0,
+    );
+    assert_eq!(not_passed(&c.json("new.json")), BTreeSet::new());
 }
 
 #[test]
@@ -258,11 +306,7 @@ fn recorded_from_the_correct_lab3_upload_the_snapshots_are_the_courses_answers()
     );
     c.run(&format!("{grade} --format json --output mutant.json"), 1);
     let report = c.json("mutant.json");
-    let failing: BTreeSet<String> = scenarios(&report)
-        .iter()
-        .filter(|s| s["status"] != "pass")
-        .map(|s| s["name"].as_str().unwrap().to_string())
-        .collect();
+    let failing = not_passed(&report);
     let expected: BTreeSet<String> =
         std::fs::read_to_string(helpers::submission("lab3-mutant-no-double-step").join("EXPECT"))
             .unwrap()
