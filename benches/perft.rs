@@ -16,6 +16,11 @@
 //!   its own, so a small script recurses with `legal_moves` and counts the
 //!   last ply). Either absent: one line says so and the bench goes on.
 //!
+//! - Rule files (`-- rules`, issue 36): each built-in set against the same
+//!   set read back from the file `rules show` prints (the same code should
+//!   run: target ratio at least 0.95), and the variant rule files of
+//!   `scenarios/variants/` (a course's own pieces, which move by the rule
+//!   set's table) against native Fairy-Stockfish on the same positions.
 //! - Boards over 128 squares (12x12 to 16x32): the set-based generator on
 //!   multi-word square sets against the mailbox generator, the same
 //!   positions and `perft` (the mailbox forced by `Position::mailbox_only`);
@@ -468,6 +473,91 @@ fn main() {
     }
     if wanted("wide") {
         wide_boards();
+    }
+    if wanted("rules") {
+        rule_files();
+    }
+}
+
+/// A rule set from a file against the same built-in set, then the
+/// variants' own pieces against Fairy-Stockfish.
+fn rule_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, fen, depth) in [
+        ("standard", START_FEN, 5),
+        (
+            "standard",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            4,
+        ),
+        ("lab3", START_FEN, 5),
+        ("jhu", START_FEN, 5),
+        ("cuhk", START_FEN, 4),
+    ] {
+        let built_in = chessgrade::rulefile::named(name).expect("a built-in set");
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, chessgrade::rulefile::show(&built_in)).expect("temp dir writable");
+        let from_file = chessgrade::rulefile::load(&path).expect("the printed file reads back");
+        let a = Position::from_fen(built_in, fen).expect("bench FENs parse");
+        let b = Position::from_fen(from_file, fen).expect("bench FENs parse");
+        let [(n, t_built_in), (m, t_file)] = best_of([&|| a.perft(depth), &|| b.perft(depth)]);
+        assert_eq!(n, m, "{name}: the file counts what the built-in set counts");
+        println!(
+            "rules {name:<9} depth {depth} {n:>10} leaves  built-in {:>6.1} M/s  from its file {:>6.1} M/s  ratio {:>4.2}x (target >= 0.95)",
+            mps(n, t_built_in),
+            mps(n, t_file),
+            t_built_in / t_file
+        );
+    }
+    let fsf = fsf_binary();
+    if fsf.is_none() {
+        println!(
+            "rules: the variants' Fairy-Stockfish lines skipped: no `fairy-stockfish` binary (apt-get install fairy-stockfish)"
+        );
+    }
+    let empty = dir.path().join("none.ini");
+    std::fs::write(&empty, "").expect("temp dir writable");
+    let variants = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/variants");
+    for (variant, depth) in [
+        ("capablanca", 4),
+        ("amazon", 4),
+        ("hoppelpoppel", 4),
+        ("modern", 4),
+        ("courier", 4),
+        ("shatranj", 5),
+    ] {
+        let rules = chessgrade::rulefile::load(&variants.join(format!("{variant}.toml")))
+            .expect("a variant rule file");
+        let pos = Position::from_fen(rules, rules.start_fen()).expect("the variant's start");
+        let [(n, t)] = best_of_wall([&|| pos.perft(depth)]);
+        let mut line = format!(
+            "variant {variant:<12} depth {depth} {n:>10} leaves  chessgrade {:>6.1} M/s",
+            mps(n, t)
+        );
+        let theirs = fsf.as_deref().map(|bin| {
+            fsf_perft(
+                bin,
+                &empty.to_string_lossy(),
+                variant,
+                rules.start_fen(),
+                depth,
+            )
+        });
+        match theirs {
+            Some(Some((fsf_n, fsf_t))) if fsf_n == n => {
+                line += &format!(
+                    " | Fairy-Stockfish (native) {:>6.1} M/s  ratio {:>5.2}x",
+                    mps(n, fsf_t),
+                    fsf_t / t
+                )
+            }
+            Some(Some((fsf_n, _))) => {
+                line += &format!(" | Fairy-Stockfish counts {fsf_n}: not compared")
+            }
+            Some(None) => line += " | Fairy-Stockfish (native) failed on it",
+            None => {}
+        }
+        println!("{line}");
     }
 }
 

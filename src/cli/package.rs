@@ -30,6 +30,7 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         root: a.snapshot.root.clone(),
         snapshots: a.snapshot.snapshots.clone(),
         overlay: a.overlay.clone(),
+        rules: a.snapshot.rules.clone(),
         flags: a.flags.clone(),
         binary,
     };
@@ -51,10 +52,14 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
     }
     let packed = spec.write(&a.output)?;
     outln!(
-        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}",
+        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}{}",
         a.output.display(),
         packed.scenarios,
         packed.snapshots,
+        match packed.rule_files {
+            0 => String::new(),
+            n => format!(", {n} rule files"),
+        },
         match packed.overlay_files {
             0 => String::new(),
             n => format!(", {n} overlay files"),

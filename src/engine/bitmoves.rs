@@ -216,12 +216,13 @@ fn generate_on<S: SquareSet, K: Sink<S>>(
     colors: &[Color],
     sink: &mut K,
 ) -> bool {
-    let table = board.piece_table();
-    let table_movers = !table.classic_movers()
-        || (table.any_by_table()
-            && Role::ALL
+    let table_movers = !board.chess_only() && {
+        let table = board.piece_table();
+        !table.classic_movers()
+            || Role::ALL
                 .iter()
-                .any(|&r| table.moves_by_table(r) && sets.role[slot(r)].any()));
+                .any(|&r| table.moves_by_table(r) && sets.role[slot(r)].any())
+    };
     let several_kings = |&c: &Color| ctx.rules.king_safety && sets.of(c, Role::King).several();
     if table_movers || colors.iter().any(several_kings) {
         return false;

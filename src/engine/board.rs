@@ -24,6 +24,11 @@ pub struct Board {
     dims: Dims,
     squares: Mailbox,
     pieces: &'static PieceTable,
+    /// Chess's pieces alone move here (`pieces` has classic movers and no
+    /// role by its table): kept beside the sets, so that the set-based
+    /// generator asks one byte of the board, not the table behind a
+    /// pointer, at every node.
+    chess_only: bool,
     sets: SetIndex,
 }
 
@@ -33,6 +38,7 @@ impl Clone for Board {
             dims: self.dims,
             squares: self.squares.clone(),
             pieces: self.pieces,
+            chess_only: self.chess_only,
             sets: self.sets.clone(),
         }
     }
@@ -44,6 +50,7 @@ impl Clone for Board {
         self.squares.small = source.squares.small;
         self.squares.large.clone_from(&source.squares.large);
         self.pieces = source.pieces;
+        self.chess_only = source.chess_only;
         self.sets = source.sets.clone();
     }
 }
@@ -213,6 +220,7 @@ impl Board {
             dims,
             squares: Mailbox::new(dims.len()),
             pieces: PieceTable::chess(),
+            chess_only: true,
             sets,
         }
     }
@@ -234,8 +242,16 @@ impl Board {
     pub fn with_pieces(dims: Dims, pieces: &'static PieceTable) -> Board {
         Board {
             pieces,
+            chess_only: pieces.classic_movers() && !pieces.any_by_table(),
             ..Board::empty(dims)
         }
+    }
+
+    /// Do chess's pieces alone move on this board (no role moves by the
+    /// table)?
+    #[inline(always)]
+    pub(super) fn chess_only(&self) -> bool {
+        self.chess_only
     }
 
     /// How this board's pieces (all but the pawns) move.

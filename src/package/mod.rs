@@ -4,7 +4,9 @@
 //! `setup.sh` (the compiler the uploads need) and `run_autograder` (the
 //! `grade` command, its flags fixed when the zip was made), the grader's
 //! own binary, the chosen scenarios under their names, the snapshots
-//! those scenarios are judged by, and the course's `--overlay`.
+//! those scenarios are judged by, the rule files they run under (each
+//! written flat, as `rules show` writes it, so no `extends` is left to
+//! follow), and the course's `--overlay`.
 //!
 //! It is shaped by what Gradescope does with the zip: unpacks it into
 //! `/autograder/source`, runs `setup.sh` once when it builds the image,
@@ -30,7 +32,7 @@ pub const ROOT_VARIABLE: &str = "AUTOGRADER_ROOT";
 
 /// Flags the packaged `run_autograder` sets itself: passing one through
 /// would contradict it.
-const OWN_FLAGS: [&str; 11] = [
+const OWN_FLAGS: [&str; 12] = [
     "--submission",
     "--class",
     "--engine",
@@ -42,6 +44,7 @@ const OWN_FLAGS: [&str; 11] = [
     "--snapshots",
     "--overlay",
     "--list",
+    "--rules",
 ];
 
 /// What goes into a Gradescope autograder.
@@ -55,6 +58,9 @@ pub struct GradescopeSpec {
     pub snapshots: PathBuf,
     /// The course's starter files copied over each upload (`--overlay`).
     pub overlay: Option<PathBuf>,
+    /// `--rules` files: packaged as `rules/<n>.toml` and named by the
+    /// command.
+    pub rules: Vec<PathBuf>,
     /// More `grade` flags, as they will be passed (`--timeout 5`, ...).
     pub flags: Vec<String>,
     /// The chessgrade binary to ship (the running one).
@@ -71,6 +77,8 @@ pub struct Packed {
     /// engine would stop at them).
     pub without_snapshot: Vec<String>,
     pub overlay_files: usize,
+    /// Rule files (the scenarios' own and `--rules`).
+    pub rule_files: usize,
     /// The zip's size in bytes.
     pub bytes: u64,
     /// The grading command `run_autograder` runs.
@@ -100,6 +108,9 @@ impl GradescopeSpec {
         if self.overlay.is_some() {
             cmd.push_str(" --overlay overlay");
         }
+        for i in 0..self.rules.len() {
+            cmd.push_str(&format!(" --rules rules/{}.toml", i + 1));
+        }
         for f in &self.flags {
             cmd.push(' ');
             cmd.push_str(&shell_quote(f));
@@ -123,7 +134,7 @@ impl GradescopeSpec {
             allow_empty: false,
             mode: SnapshotMode::Check,
             caps: crate::scenario::Caps::default(),
-            rules: Vec::new(),
+            rules: self.rules.clone(),
         };
         let discovered = batch.discover()?;
         if let Some(first) = discovered.errors.first() {
@@ -176,6 +187,7 @@ impl GradescopeSpec {
             snapshots: 0,
             without_snapshot: Vec::new(),
             overlay_files: 0,
+            rule_files: 0,
             bytes: 0,
             command: self.command(),
         };
@@ -202,6 +214,10 @@ impl GradescopeSpec {
             if !any {
                 packed.without_snapshot.push(name);
             }
+        }
+        for (path, text) in self.rule_files(&discovered.found)? {
+            zip.text(&path, &text, 0o644).map_err(fail)?;
+            packed.rule_files += 1;
         }
         // The empty folder keeps `--snapshots snapshots` valid for a
         // console course that has none.
@@ -234,6 +250,51 @@ impl GradescopeSpec {
         file.sync_all().map_err(fail)?;
         packed.bytes = file.metadata().map_err(fail)?.len();
         Ok(packed)
+    }
+
+    /// The rule files the scenarios run under, as zip entries: a
+    /// `--rules` file as `rules/<n>.toml`, a scenario's own (named by its
+    /// `@rules`, or a folder's `rules.toml`) where it lies below the root,
+    /// so the scenario finds it as before. Each is written flat. One
+    /// outside the root that no `--rules` names would be lost: the staff's
+    /// error.
+    fn rule_files(
+        &self,
+        found: &[crate::runner::Found],
+    ) -> Result<Vec<(String, String)>, StaffError> {
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let flags: Vec<PathBuf> = self.rules.iter().map(|p| canonical(p)).collect();
+        let root = canonical(&self.root);
+        let mut entries: Vec<(String, String)> = Vec::new();
+        for (i, file) in self.rules.iter().enumerate() {
+            let rules =
+                crate::rulefile::load(file).map_err(|d| StaffError::Rules(d.to_string()))?;
+            entries.push((
+                format!("rules/{}.toml", i + 1),
+                crate::rulefile::show(&rules),
+            ));
+        }
+        for f in found {
+            // A scenario that does not load is the run's to report.
+            let Ok(scenario) = f.load() else { continue };
+            let d = &scenario.directives;
+            let Some(file) = d.rules_file.as_ref().filter(|file| !flags.contains(file)) else {
+                continue;
+            };
+            let rel = file.strip_prefix(&root).ok().and_then(zip_name).ok_or_else(|| {
+                StaffError::Usage(format!(
+                    "cannot package {}: its rule file {} lies outside the scenario root {}; move it below the root, or name it with --rules",
+                    f.path.display(),
+                    file.display(),
+                    self.root.display()
+                ))
+            })?;
+            let name = format!("scenarios/{rel}");
+            if !entries.iter().any(|(n, _)| *n == name) {
+                entries.push((name, crate::rulefile::show(&d.rules)));
+            }
+        }
+        Ok(entries)
     }
 
     /// The packaged `run_autograder` script.
@@ -347,9 +408,87 @@ mod tests {
             root: "scenarios".into(),
             snapshots: "snapshots".into(),
             overlay: None,
+            rules: Vec::new(),
             flags: flags.iter().map(|f| f.to_string()).collect(),
             binary: "chessgrade".into(),
         }
+    }
+
+    /// The entries of the zip at `path`, with their text.
+    fn entries(path: &Path) -> Vec<(String, String)> {
+        let mut zip = zip::ZipArchive::new(File::open(path).unwrap()).unwrap();
+        (0..zip.len())
+            .map(|i| {
+                let mut entry = zip.by_index(i).unwrap();
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut entry, &mut text);
+                (entry.name().unwrap().to_string(), text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_rule_files_the_scenarios_run_under_are_packaged_flat() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = d.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "s/base.toml",
+            "extends = \"standard\"\n[pieces.A]\nbetza = \"BN\"\n",
+        );
+        write(
+            "s/v/capa.toml",
+            "extends = \"../base.toml\"\nname = \"capa\"\n",
+        );
+        write(
+            "s/v/a.txt",
+            "@rules capa.toml\n1\nfen 4k3/8/8/8/8/8/8/A3K3 w - - 0 1\n~\n",
+        );
+        write("s/l/rules.toml", "extends = \"lab3\"\nen_passant = true\n");
+        write("s/l/b.txt", "1\n2 2\n~\n");
+        write("flag.toml", "extends = \"jhu\"\ndouble_step = false\n");
+        write("s/j/c.txt", "@rules jhu\n1\n2 2\n~\n");
+        let spec = GradescopeSpec {
+            scenarios: vec![d.join("s")],
+            root: d.join("s"),
+            snapshots: d.join("snaps"),
+            rules: vec![d.join("flag.toml")],
+            binary: std::env::current_exe().unwrap(),
+            ..spec(&[])
+        };
+        let out = d.join("a.zip");
+        let packed = spec.write(&out).unwrap();
+        assert_eq!(packed.rule_files, 3);
+        assert!(
+            packed.command.contains(" --rules rules/1.toml"),
+            "{}",
+            packed.command
+        );
+        let zip = entries(&out);
+        let text = |name: &str| zip.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone());
+        // Flat: no `extends` to follow, the same rules.
+        let capa = text("scenarios/v/capa.toml").expect("the scenario's own file");
+        assert!(
+            capa.contains("extends = \"standard\"") && capa.contains("[pieces.A]"),
+            "{capa}"
+        );
+        let lab3 = text("scenarios/l/rules.toml").expect("the folder's file");
+        assert!(lab3.contains("en_passant = true"), "{lab3}");
+        let flag = text("rules/1.toml").expect("the --rules file");
+        assert!(flag.contains("double_step = false"), "{flag}");
+        assert!(
+            text("scenarios/base.toml").is_none(),
+            "extended files are flattened in"
+        );
+        // A rule file outside the root that no --rules names would be lost.
+        write("elsewhere.toml", "extends = \"cuhk\"\n");
+        write("s/k/d.txt", "@rules ../../elsewhere.toml\n1\n2 2\n~\n");
+        let err = spec.write(&out).unwrap_err().to_string();
+        assert!(err.contains("lies outside the scenario root"), "{err}");
     }
 
     #[test]
