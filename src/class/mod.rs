@@ -21,6 +21,7 @@
 pub mod roster;
 mod run;
 pub mod shard;
+mod stage;
 
 pub use roster::{Naming, Roster, Student};
 pub use run::{ClassOutcome, ClassRun, ClassSpec};
@@ -178,7 +179,9 @@ pub fn grade_one(
             (prepared.report_notes(), results, None)
         }
         Err(e) => {
-            let kind = FailureKind::CompileError(e.to_string());
+            // The staff's problem, not the student's result: no scenario is
+            // a compile error or any other score of theirs.
+            let kind = FailureKind::NotGraded(e.to_string());
             let mut results: Vec<ScenarioResult> = found
                 .iter()
                 .map(|f| runner::not_run(f, kind.clone()))

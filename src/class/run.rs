@@ -54,6 +54,9 @@ pub struct ClassRun {
     options: ClassOptions,
     /// Keeps an LMS download's gathered files while the run is.
     _roster: super::Roster,
+    /// Keeps the members' uploads copied out of the class folder before
+    /// any build, where Landlock does not keep members apart (`stage`).
+    _staged: Option<super::stage::Staged>,
 }
 
 /// A graded class: each member, the class report, what went wrong on the
@@ -89,6 +92,15 @@ impl ClassSpec {
             Some(s) => shard::select(&all, s),
             None => all.clone(),
         };
+        // Every upload read before any student code runs, where nothing
+        // else keeps a member's build from a classmate's files.
+        let staged = super::stage::stage(&members).map_err(|e| {
+            StaffError::Class(format!(
+                "cannot copy the uploads out of {} before grading: {e}",
+                self.dir.display()
+            ))
+        })?;
+        let members = staged.as_ref().map_or(members, |s| s.members.clone());
         let Discovered {
             found,
             errors,
@@ -127,6 +139,7 @@ impl ClassSpec {
                 mode: SnapshotMode::Check,
             },
             _roster: roster,
+            _staged: staged,
         })
     }
 }

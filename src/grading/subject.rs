@@ -500,6 +500,8 @@ impl Plan {
                 )
             }
             Err(BuildError::Io(m)) => return Err(StaffError::Build(m)),
+            // Not the upload's result: no score at all, the staff's to fix.
+            Err(e @ BuildError::Grader(_)) => return Err(StaffError::Build(e.to_string())),
         };
         Ok(Prepared {
             name,

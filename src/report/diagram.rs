@@ -494,6 +494,7 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
         FailureKind::Subject(_)
         | FailureKind::CompileError(_)
         | FailureKind::NotRecognised(_)
+        | FailureKind::NotGraded(_)
         | FailureKind::MemoryError(_)
         | FailureKind::MemoryLeaks(_) => {}
     }

@@ -188,6 +188,7 @@ impl<W: Write> HumanReporter<W> {
             FailureKind::Subject(e) => e.to_string(),
             FailureKind::CompileError(_) => "compile error".to_string(),
             FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
+            FailureKind::NotGraded(_) => "not graded (a staff-side problem)".to_string(),
             FailureKind::Transcript(t) => t.problem.to_string(),
             FailureKind::MemoryError(m) => {
                 format!("memory error ({}): {}", m.tool, m.error.kind.name())
@@ -197,6 +198,9 @@ impl<W: Write> HumanReporter<W> {
         if let Some(heading) = match f.kind {
             FailureKind::CompileError(_) => Some("the submission did not compile:"),
             FailureKind::NotRecognised(_) => Some("the upload is not a submission of this kind:"),
+            FailureKind::NotGraded(_) => {
+                Some("not graded: a staff-side problem stopped the grader:")
+            }
             FailureKind::MemoryLeaks(_) => Some("memory was leaked:"),
             _ => None,
         } {
@@ -215,9 +219,9 @@ impl<W: Write> HumanReporter<W> {
         }
         match &f.kind {
             FailureKind::WrongAnswer(m) => self.mismatch(m)?,
-            FailureKind::CompileError(msg) | FailureKind::NotRecognised(msg) => {
-                self.indented(msg, "        ")?
-            }
+            FailureKind::CompileError(msg)
+            | FailureKind::NotRecognised(msg)
+            | FailureKind::NotGraded(msg) => self.indented(msg, "        ")?,
             FailureKind::BoardOutOfSync { .. } | FailureKind::Subject(_) => {}
             FailureKind::Transcript(t) => self.transcript(t)?,
             FailureKind::MemoryError(m) => self.memory_error(&m.error)?,

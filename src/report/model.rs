@@ -584,6 +584,7 @@ fn status_of(r: &ScenarioResult) -> Described {
                 FailureKind::Subject(e) => e.to_string(),
                 FailureKind::CompileError(_) => "compile error".to_string(),
                 FailureKind::NotRecognised(_) => "not a recognised submission".to_string(),
+                FailureKind::NotGraded(_) => "not graded (a staff-side problem)".to_string(),
                 FailureKind::Transcript(t) => t.problem.to_string(),
                 FailureKind::MemoryError(m) => m.to_string(),
                 FailureKind::MemoryLeaks(l) => l.to_string(),

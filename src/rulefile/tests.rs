@@ -434,3 +434,98 @@ fn a_scenario_names_a_file_beside_it_or_under_the_root() {
         other => panic!("{other:?}"),
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of rule files, to be strung together at random.
+    const PARTS: [&str; 24] = [
+        "extends = \"standard\"\n",
+        "extends = \"lab3\"\n",
+        "extends = \"r.toml\"\n",
+        "name = \"x\"\n",
+        "promotion = \"QA\"\n",
+        "promotion = \"\"\n",
+        "castling = \"rights\"\n",
+        "castling_files = [\"c\", \"z\"]\n",
+        "ends = [\"checkmate\", \"checkmate\"]\n",
+        "start = \"4k3/8/8/8/8/8/8/A3K3 w KQkq - 0 1\"\n",
+        "start = \"\"\n",
+        "[pieces.A]\n",
+        "[pieces.K]\n",
+        "[pieces.M]\n",
+        "betza = \"BN\"\n",
+        "betza = \"nR9fsmcZZ\"\n",
+        "betza = \"\\u0000\"\n",
+        "value = 99999999999\n",
+        "[values]\nA = 3\n",
+        "en_passant = 1\n",
+        "= = =\n",
+        "[[pieces]]\n",
+        "\"\\ud800\"\n",
+        "é\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Any mix of valid and broken lines reads as rules or as a
+        /// located error, never a panic.
+        #[test]
+        fn any_text_is_rules_or_a_located_error(picks in prop::collection::vec(0..PARTS.len(), 0..12)) {
+            let text: String = picks.iter().map(|&i| PARTS[i]).collect();
+            if let Err(d) = read_text(&text) {
+                prop_assert!(d.line >= 1 || d.message.contains("extends"), "{d}");
+            }
+        }
+
+        /// So do random bytes.
+        #[test]
+        fn random_text_never_panics(text in "\\PC{0,200}") {
+            let _ = read_text(&text);
+        }
+    }
+}
+
+#[test]
+fn scenarios_place_what_their_rules_have_and_name_what_they_lack() {
+    let dir = folder(&[
+        (
+            "s/capa.toml",
+            "extends = \"standard\"\n[pieces.A]\nbetza = \"BN\"\n[pieces.M]\nname = \"minister\"\nbetza = \"BN\"\n",
+        ),
+        ("s/x.txt", ""),
+    ]);
+    let book = RuleBook::new(Some(&dir.path().join("s")), &[]).unwrap();
+    let path = dir.path().join("s/x.txt");
+    let parse = |text: &str| crate::scenario::parse_with(text, &book.for_scenario(&path));
+    let s = parse("@rules capa.toml\n1\n3 3\nw a 0 0\nb m 2 2\n~\nmove a3c2\n").unwrap();
+    assert_eq!(s.placements[0].role, Role::A);
+    assert!(
+        s.directives
+            .rules_file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("capa.toml"))
+    );
+    // A letter the rules lack, in a placement and in a FEN, at its place.
+    let d = parse("@rules capa.toml\n1\n3 3\nw z 0 0\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (4, 3), "{d}");
+    assert!(
+        d.message
+            .contains("unknown piece `z` (expected k, q, r, b, n, p, m or a)"),
+        "{d}"
+    );
+    let d = parse("@rules capa.toml\n1\nfen 3k/4/4/Z2K w - - 0 1\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (3, 12), "{d}");
+    assert!(d.message.contains("unknown piece `Z`"), "{d}");
+    // The rules give M its moves: a scenario's own Mystery shape is refused.
+    let d = parse("@rules capa.toml\n@mystery leaper 1,3\n1\n3 3\n~\n").unwrap_err();
+    assert_eq!((d.line, d.col), (2, 10), "{d}");
+    assert!(d.message.contains("drop `@mystery`"), "{d}");
+    // A promotion letter the rules lack is the step's error.
+    let d = parse("@rules capa.toml\n1\nfen 3k/A3/4/3K w - - 0 1\n~\nmove a3a4z\n").unwrap_err();
+    assert!(
+        d.message.contains("`z` is not a piece of these rules"),
+        "{d}"
+    );
+}

@@ -109,6 +109,19 @@ fn judge_trace(
             None => return Verdict::Pass,
         },
     };
+    // Whatever went wrong in a folder at its disk bound is the disk
+    // limit's: a wrong answer too (the program went on after its write
+    // failed). The subject's own failure says so already.
+    let kind = match (subject.disk_reached(), kind) {
+        (
+            Some(reached),
+            kind @ (FailureKind::WrongAnswer(_) | FailureKind::BoardOutOfSync { .. }),
+        ) => FailureKind::Subject(SubjectError::DiskLimit(format!(
+            "{reached}; then {}",
+            failure_words(&kind)
+        ))),
+        (_, kind) => kind,
+    };
     Verdict::Fail(Box::new(Failure {
         kind,
         step_source: line.and_then(|l| step_text(&source, l).map(|s| s.trim().to_string())),
@@ -118,6 +131,15 @@ fn judge_trace(
         line,
         stderr,
     }))
+}
+
+/// A wrong answer or a board out of sync in a few words (after a disk
+/// limit's `then`).
+fn failure_words(kind: &FailureKind) -> &'static str {
+    match kind {
+        FailureKind::BoardOutOfSync { .. } => "the board is out of sync",
+        _ => "a call did not match the expected answer",
+    }
 }
 
 /// Line `line` (1-based) of the scenario's text.

@@ -156,6 +156,11 @@ pub enum FailureKind {
     /// `ChessBoard.hh` for Lab 3, no console program for JHU or CUHK
     /// scenarios, an empty folder. The student's result, not staff's.
     NotRecognised(String),
+    /// Not graded: a staff-side problem stopped the grader before it could
+    /// grade this submission (the grader's own disk ran out under its
+    /// build, its compiler could not start): no score of the student's,
+    /// the run exits 2. What stopped it.
+    NotGraded(String),
     /// A console program's transcript went wrong (see [`TranscriptMismatch`]).
     Transcript(Box<TranscriptMismatch>),
     /// A memory checker found an error (`--memcheck`, when errors fail).
@@ -298,6 +303,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::DiskLimit(_)) => "disk_limit",
             FailureKind::CompileError(_) => "compile_error",
             FailureKind::NotRecognised(_) => "not_recognised",
+            FailureKind::NotGraded(_) => "not_graded",
             FailureKind::MemoryError(_) => "memory_error",
             FailureKind::MemoryLeaks(_) => "memory_leak",
             FailureKind::Transcript(t) => match t.problem {

@@ -100,13 +100,64 @@ fn mebibytes(bytes: u64) -> String {
     }
 }
 
-/// How the grader may mount the tmpfs of a bounded folder.
+/// How the grader bounds a folder a submission writes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiskMount {
-    /// As root.
+    /// A tmpfs of its own, mounted as root.
     Direct,
-    /// In a user namespace of the grader's own (an unprivileged grader).
+    /// A tmpfs of its own, mounted in a user namespace of the grader's own
+    /// (an unprivileged grader).
     InUserNamespace,
+    /// No mount (a container's profile denies it): a folder of the
+    /// grader's disk whose bytes and files the grader counts while a
+    /// sandbox runs in it, ending the sandbox at the bound
+    /// (every 10 ms, every millisecond while it grows); RLIMIT_FSIZE
+    /// bounds each file.
+    Watched,
+}
+
+/// How often a watched folder ([`DiskMount::Watched`]) is counted while a
+/// sandbox runs in it and it does not change. Between two counts a
+/// program can write what the disk takes in that time, each file within
+/// RLIMIT_FSIZE: the bound is kept to that.
+pub const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// How often a watched folder is counted while it grows (it changed at
+/// the last count).
+pub const WATCH_INTERVAL_GROWING: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The watched folders alive, each with its bound: a sandbox started in
+/// one of them (or below) is watched against it.
+static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, DiskBound)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The watched folder `dir` is in (or is), with its bound.
+pub(super) fn watched_folder(dir: &Path) -> Option<(std::path::PathBuf, DiskBound)> {
+    let watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    watched
+        .iter()
+        .find(|(folder, _)| dir.starts_with(folder))
+        .cloned()
+}
+
+/// What the folder `dir` holds, counted file by file: the blocks each
+/// file takes (not its length: a sparse file takes what it wrote), and
+/// every file, folder and link below it. Links are not followed.
+pub(super) fn count(dir: &Path) -> DiskUse {
+    use std::os::unix::fs::MetadataExt;
+    let mut used = DiskUse { bytes: 0, files: 0 };
+    for entry in walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        used.files += 1;
+        if let Ok(meta) = entry.metadata() {
+            used.bytes = used.bytes.saturating_add(meta.blocks().saturating_mul(512));
+        }
+    }
+    used
 }
 
 /// What [`enter_own_mount_namespace`] entered, once.
@@ -127,10 +178,7 @@ pub fn enter_own_mount_namespace() -> Option<DiskMount> {
         } else {
             enter_in_user_namespace()
         };
-        entered.ok().map(|()| match root {
-            true => DiskMount::Direct,
-            false => DiskMount::InUserNamespace,
-        })
+        entered.ok().map(|()| mounting(root))
     })
 }
 
@@ -173,23 +221,32 @@ fn no_propagation_out() -> io::Result<()> {
     Ok(())
 }
 
-/// Whether this grader can bound folders: a tmpfs mounted and unmounted on
-/// a fresh temporary folder (what every [`Scratch`] does).
-pub(super) fn probe() -> Option<DiskMount> {
-    let dir = tempfile::Builder::new()
-        .prefix("chessgrade-probe-")
-        .tempdir()
-        .ok()?;
-    let bound = DiskBound {
-        bytes: 4096,
-        files: 1,
-    };
-    mount_tmpfs(dir.path(), &bound).ok()?;
-    unmount(dir.path());
-    Some(match nix::unistd::geteuid().is_root() {
+/// How a grader that may mount mounts (as root, or in its namespace).
+fn mounting(root: bool) -> DiskMount {
+    match root {
         true => DiskMount::Direct,
         false => DiskMount::InUserNamespace,
-    })
+    }
+}
+
+/// How this grader bounds folders: a tmpfs mounted and unmounted on a
+/// fresh temporary folder (what every [`Scratch`] does) where it can, else
+/// by watching them ([`DiskMount::Watched`]).
+pub(super) fn probe() -> Option<DiskMount> {
+    let mounted = || {
+        let dir = tempfile::Builder::new()
+            .prefix("chessgrade-probe-")
+            .tempdir()
+            .ok()?;
+        let bound = DiskBound {
+            bytes: 4096,
+            files: 1,
+        };
+        mount_tmpfs(dir.path(), &bound).ok()?;
+        unmount(dir.path());
+        Some(mounting(nix::unistd::geteuid().is_root()))
+    };
+    Some(mounted().unwrap_or(DiskMount::Watched))
 }
 
 fn mount_tmpfs(dir: &Path, bound: &DiskBound) -> io::Result<()> {
@@ -237,6 +294,9 @@ pub struct Scratch {
     dir: tempfile::TempDir,
     /// The bound in force (`None`: the folder is unbounded here).
     bound: Option<DiskBound>,
+    /// It is a tmpfs of its own (`false`: a folder of the grader's disk,
+    /// watched or unbounded).
+    mounted: bool,
 }
 
 impl Scratch {
@@ -244,14 +304,29 @@ impl Scratch {
     /// bounded by `bound` when the grader can.
     pub fn new(prefix: &str, bound: &DiskBound) -> io::Result<Scratch> {
         let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
-        let bound = match super::isolation().disk {
+        let (bound, mounted) = match super::isolation().disk {
+            Some(DiskMount::Watched) => {
+                let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+                watched.push((dir.path().to_path_buf(), *bound));
+                (Some(*bound), false)
+            }
             Some(_) => {
                 mount_tmpfs(dir.path(), bound)?;
-                Some(*bound)
+                (Some(*bound), true)
             }
-            None => None,
+            None => (None, false),
         };
-        Ok(Scratch { dir, bound })
+        Ok(Scratch {
+            dir,
+            bound,
+            mounted,
+        })
+    }
+
+    /// Whether the folder is a filesystem of its own (a bounded tmpfs):
+    /// full there is its bound; otherwise it is on the grader's disk.
+    pub fn mounted(&self) -> bool {
+        self.mounted
     }
 
     pub fn path(&self) -> &Path {
@@ -266,6 +341,9 @@ impl Scratch {
     /// What the folder holds now.
     pub fn usage(&self) -> Option<DiskUse> {
         self.bound?;
+        if !self.mounted {
+            return Some(count(self.path()));
+        }
         let stat = nix::sys::statvfs::statvfs(self.path()).ok()?;
         let block = stat.fragment_size().max(1);
         let total_files = stat.files().saturating_sub(1);
@@ -293,8 +371,11 @@ const FULL_SLACK: u64 = 64 << 10;
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if self.bound.is_some() {
+        if self.mounted {
             unmount(self.dir.path());
+        } else if self.bound.is_some() {
+            let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+            watched.retain(|(folder, _)| folder != self.dir.path());
         }
         // The `TempDir` then removes the folder, empty once unmounted.
     }

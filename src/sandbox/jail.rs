@@ -35,7 +35,7 @@
 //!   use up the processes a classmate graded beside it needs.
 //!
 //! What the kernel grants is found out once per grader ([`isolation`]) and
-//! reported (`isolation: landlock abi 7, no network, a uid of its own, disk
+//! reported (`isolation: landlock abi 7, no network, seccomp, a uid of its own, disk
 //! 64 MiB, 4096 files`: the last is [`super::disk`]'s bound); a missing
 //! mechanism is named there, and `--require-isolation` refuses to grade
 //! without all of them. The per-spawn work happens in the parent (the
@@ -104,6 +104,10 @@ pub struct Isolation {
     /// How the folders submissions write in are bounded (`None`: they are
     /// not; see the `disk` module).
     pub disk: Option<super::DiskMount>,
+    /// Every sandboxed process runs under the sandbox's own seccomp filter
+    /// (no sockets, no ptrace, no mount or namespace: the `seccomp`
+    /// module); `false`: the kernel or a container's profile refused it.
+    pub seccomp: bool,
 }
 
 impl Isolation {
@@ -118,9 +122,10 @@ impl Isolation {
         self.landlock_abi.is_some_and(|abi| abi >= 6)
     }
 
-    /// No network at all (a namespace of its own).
+    /// No network at all: a namespace of its own, or no socket at all
+    /// (the seccomp filter).
     pub fn no_network(&self) -> bool {
-        self.netns.is_some()
+        self.netns.is_some() || self.seccomp
     }
 
     /// TCP at least is cut off (a namespace, or Landlock ABI 4).
@@ -136,6 +141,11 @@ impl Isolation {
         } else if !self.signals_scoped() {
             missing.push("Landlock ABI 6 signal scoping (the kernel's Landlock is older)");
         }
+        if !self.seccomp {
+            missing.push(
+                "the sandbox's seccomp filter (the kernel or the container's profile refused it: sockets, ptrace, namespaces open)",
+            );
+        }
         if !self.no_network() {
             missing.push("a network namespace (the kernel refused one)");
         }
@@ -143,9 +153,7 @@ impl Isolation {
             missing.push("a uid of their own (the grader is root and could not drop it)");
         }
         if self.disk.is_none() {
-            missing.push(
-                "a bounded disk (the grader could not mount a tmpfs: no CAP_SYS_ADMIN, or no user namespace)",
-            );
+            missing.push("a bounded disk");
         }
         missing
     }
@@ -162,6 +170,9 @@ impl Isolation {
     /// is missing.
     pub fn describe(&self, disk: &super::DiskBound) -> String {
         match self.disk {
+            Some(super::DiskMount::Watched) => {
+                format!("{}, disk {disk} (watched)", Mechanisms(self))
+            }
             Some(_) => format!("{}, disk {disk}", Mechanisms(self)),
             None => format!("{}, disk unbounded", Mechanisms(self)),
         }
@@ -185,8 +196,10 @@ impl std::fmt::Display for Mechanisms<'_> {
             Some(abi) => write!(f, "landlock abi {abi}")?,
             None => write!(f, "no landlock (files readable)")?,
         }
-        if iso.no_network() {
+        if iso.netns.is_some() {
             write!(f, ", no network")?;
+        } else if iso.seccomp {
+            write!(f, ", no sockets")?;
         } else if iso.no_tcp() {
             write!(f, ", no tcp (other sockets open)")?;
         } else {
@@ -194,6 +207,10 @@ impl std::fmt::Display for Mechanisms<'_> {
         }
         if iso.files() && !iso.signals_scoped() {
             write!(f, ", signals not scoped")?;
+        }
+        match iso.seccomp {
+            true => write!(f, ", seccomp")?,
+            false => write!(f, ", no seccomp")?,
         }
         match iso.own_uids {
             true => write!(f, ", a uid of its own"),
@@ -213,22 +230,28 @@ fn probe() -> Isolation {
     let root = nix::unistd::geteuid().is_root();
     let uid = fresh_uid();
     let own_uids = root && probe_child(|| drop_privileges(uid).is_ok());
-    let netns = [NetNamespace::Direct, NetNamespace::InUserNamespace]
-        .into_iter()
-        .filter(|&how| root || how == NetNamespace::InUserNamespace)
-        .find(|&how| probe_child(move || unshare_network(how).is_ok()));
+    // A root grader's sandboxes change to uids of their own, which a user
+    // namespace mapping only the grader's would not hold: root makes the
+    // network namespace directly or not at all (root without
+    // CAP_SYS_ADMIN, as in a container).
+    let how = match root {
+        true => NetNamespace::Direct,
+        false => NetNamespace::InUserNamespace,
+    };
+    let netns = probe_child(move || unshare_network(how).is_ok()).then_some(how);
     Isolation {
         landlock_abi: probe_landlock(),
         netns,
         own_uids,
         grader_is_root: root,
         disk: super::disk::probe(),
+        seccomp: super::seccomp::available(),
     }
 }
 
 /// Runs `test` in a forked child and tells whether it returned true. The
 /// child makes only async-signal-safe system calls, then `_exit`s.
-fn probe_child(test: impl Fn() -> bool) -> bool {
+pub(super) fn probe_child(test: impl Fn() -> bool) -> bool {
     use nix::sys::wait::{WaitStatus, waitpid};
     use nix::unistd::{ForkResult, fork};
     // SAFETY: the child runs `test` (an unshare, setgroups or setresuid: no
@@ -368,6 +391,8 @@ pub struct Confinement {
     /// is made in ([`NetNamespace::InUserNamespace`]): the process's own
     /// ids, mapped to themselves.
     id_maps: Option<(Vec<u8>, Vec<u8>)>,
+    /// The system-call filter, installed last (`None`: unavailable here).
+    filters: Option<super::seccomp::Filters>,
 }
 
 impl Confinement {
@@ -395,12 +420,18 @@ impl Confinement {
                 format!("{gid} {gid} 1").into_bytes(),
             )
         });
+        // A checked run's LeakSanitizer attaches to its own threads with
+        // `ptrace`: allowed there, within Landlock's scope or the uid's.
+        let filters = iso
+            .seccomp
+            .then(|| super::seccomp::Filters::for_run(grants.own_proc));
         Ok(Confinement {
             ruleset,
             own_proc_rule,
             netns: iso.netns,
             drop_to: uid,
             id_maps,
+            filters,
         })
     }
 
@@ -443,6 +474,10 @@ impl Confinement {
             ruleset
                 .restrict_self()
                 .map_err(|_| io::Error::from(io::ErrorKind::PermissionDenied))?;
+        }
+        // Last: the filter refuses `unshare`, which the namespace needed.
+        if let Some(filters) = &self.filters {
+            filters.apply()?;
         }
         Ok(())
     }
@@ -621,10 +656,11 @@ mod tests {
             own_uids: true,
             grader_is_root: true,
             disk: Some(super::super::DiskMount::Direct),
+            seccomp: true,
         };
         assert_eq!(
             full.to_string(),
-            "landlock abi 7, no network, a uid of its own, disk 64 MiB, 4096 files"
+            "landlock abi 7, no network, seccomp, a uid of its own, disk 64 MiB, 4096 files"
         );
         let small = super::super::DiskBound {
             bytes: 8 << 20,
@@ -632,34 +668,56 @@ mod tests {
         };
         assert_eq!(
             full.describe(&small),
-            "landlock abi 7, no network, a uid of its own, disk 8 MiB, 100 files"
+            "landlock abi 7, no network, seccomp, a uid of its own, disk 8 MiB, 100 files"
         );
         assert!(full.complete());
+        // A container's: no namespace, the filter closes every socket.
+        let docker = Isolation {
+            netns: None,
+            ..full.clone()
+        };
+        assert_eq!(
+            docker.to_string(),
+            "landlock abi 7, no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files"
+        );
+        assert!(docker.complete());
+        // A container that cannot mount: the grader counts the folders.
+        let watched = Isolation {
+            disk: Some(super::super::DiskMount::Watched),
+            ..docker
+        };
+        assert_eq!(
+            watched.to_string(),
+            "landlock abi 7, no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files (watched)"
+        );
+        assert!(watched.complete());
         let old = Isolation {
             landlock_abi: Some(4),
             netns: None,
             own_uids: false,
             grader_is_root: false,
             disk: Some(super::super::DiskMount::InUserNamespace),
+            seccomp: false,
         };
         assert_eq!(
             old.to_string(),
-            "landlock abi 4, no tcp (other sockets open), signals not scoped, the grader's uid, disk 64 MiB, 4096 files"
+            "landlock abi 4, no tcp (other sockets open), signals not scoped, no seccomp, the grader's uid, disk 64 MiB, 4096 files"
         );
-        assert_eq!(old.missing().len(), 2);
+        assert_eq!(old.missing().len(), 3, "{:?}", old.missing());
         let none = Isolation {
             landlock_abi: None,
             netns: None,
             own_uids: false,
             grader_is_root: true,
             disk: None,
+            seccomp: false,
         };
         assert_eq!(
             none.to_string(),
-            "no landlock (files readable), network open, the grader's uid, disk unbounded"
+            "no landlock (files readable), network open, no seccomp, the grader's uid, disk unbounded"
         );
         assert!(!none.complete());
-        assert_eq!(none.missing().len(), 4, "{:?}", none.missing());
+        assert_eq!(none.missing().len(), 5, "{:?}", none.missing());
     }
 
     #[test]

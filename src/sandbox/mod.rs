@@ -53,10 +53,13 @@
 //! that closed its output but kept running ([`OutputClosed::KeptRunning`]).
 
 mod disk;
+mod headroom;
 mod jail;
+mod seccomp;
 mod sweep;
 
 pub use disk::{DiskBound, DiskMount, DiskReached, DiskUse, Scratch, enter_own_mount_namespace};
+pub use headroom::{GraderFault, Headroom, disk_full, said};
 pub use jail::{Grants, Isolation, NetNamespace, SANDBOX_UIDS, SYSTEM_ROOTS, hand_over, isolation};
 pub use sweep::MARKER_VAR;
 
@@ -173,6 +176,9 @@ pub struct Sandboxed {
     exit: Arc<ExitCell>,
     /// Set when the memory watch ended the tree ([`MemoryAccounting::Resident`]).
     over_memory: Arc<AtomicBool>,
+    /// Set when the disk watch ended the tree (a watched folder past its
+    /// bound, [`disk::DiskMount::Watched`]).
+    over_disk: Arc<AtomicBool>,
     pub stdin: Option<ChildStdin>,
     pub stdout: Option<Output>,
     /// `None` when the streams are merged into `stdout`.
@@ -310,6 +316,7 @@ pub fn spawn(
         tree,
         exit,
         over_memory: Arc::new(AtomicBool::new(false)),
+        over_disk: Arc::new(AtomicBool::new(false)),
         stdin,
         stdout,
         stderr,
@@ -325,7 +332,71 @@ pub fn spawn(
         // Unwatched, it must not run: dropping it ends the tree.
         watched?;
     }
+    if let Some((folder, bound)) = disk::watched_folder(workdir) {
+        let watched = watch_disk(
+            pid,
+            folder,
+            bound,
+            Arc::clone(&sandboxed.tree),
+            Arc::clone(&sandboxed.exit),
+            Arc::clone(&sandboxed.over_disk),
+        );
+        watched?;
+    }
     Ok(sandboxed)
+}
+
+/// Starts the watch of a sandbox working in a watched folder (no tmpfs of
+/// its own: [`DiskMount::Watched`]): until the leader's exit is published,
+/// every [`disk::WATCH_INTERVAL`] the folder's bytes and files are counted;
+/// past `bound` the whole tree is killed and `over` set. The folder keeps
+/// what was written, so `Scratch::reached` says the bound was reached.
+fn watch_disk(
+    pid: u32,
+    folder: PathBuf,
+    bound: DiskBound,
+    tree: Arc<Tree>,
+    exit: Arc<ExitCell>,
+    over: Arc<AtomicBool>,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name(format!("sandbox-disk-{pid}"))
+        .spawn(move || {
+            let mut last = disk::count(&folder);
+            let mut growing = false;
+            loop {
+                // Counted again almost at once while it grows: what a flood
+                // writes past the bound is what it writes in a millisecond.
+                let interval = match growing {
+                    true => disk::WATCH_INTERVAL_GROWING,
+                    false => disk::WATCH_INTERVAL,
+                };
+                if exit.wait_until(Some(Instant::now() + interval)).is_some() {
+                    return;
+                }
+                let used = disk::count(&folder);
+                growing = used != last;
+                last = used;
+                if used.bytes >= bound.bytes || used.files > bound.files {
+                    over.store(true, Ordering::Release);
+                    kill_unreaped(pid, &exit);
+                    tree.sweep();
+                    return;
+                }
+            }
+        })
+        .map(|_| ())
+}
+
+/// SIGKILLs the leader `pid` and its process group while its exit is not
+/// published (so the ids are surely still the sandbox's).
+fn kill_unreaped(pid: u32, exit: &ExitCell) {
+    if exit.get().is_none() {
+        use nix::sys::signal::{Signal, kill, killpg};
+        let leader = nix::unistd::Pid::from_raw(pid as i32);
+        let _ = killpg(leader, Signal::SIGKILL);
+        let _ = kill(leader, Signal::SIGKILL);
+    }
 }
 
 /// Starts the watch of a [`MemoryAccounting::Resident`] sandbox: until the
@@ -361,12 +432,7 @@ fn watch_memory(
                     over.store(true, Ordering::Release);
                     // The leader is not reaped yet (its status is not
                     // published), so its pid and group are still its own.
-                    if exit.get().is_none() {
-                        use nix::sys::signal::{Signal, kill, killpg};
-                        let leader = nix::unistd::Pid::from_raw(pid as i32);
-                        let _ = killpg(leader, Signal::SIGKILL);
-                        let _ = kill(leader, Signal::SIGKILL);
-                    }
+                    kill_unreaped(pid, &exit);
                     tree.sweep();
                     return;
                 }
@@ -485,6 +551,12 @@ impl Sandboxed {
     /// memory than its limit ([`MemoryAccounting::Resident`] only).
     pub fn over_memory(&self) -> bool {
         self.over_memory.load(Ordering::Acquire)
+    }
+
+    /// Whether the disk watch ended the tree for filling its watched
+    /// folder past its bound ([`DiskMount::Watched`] only).
+    pub fn over_disk(&self) -> bool {
+        self.over_disk.load(Ordering::Acquire)
     }
 
     /// The leader's exit status, once it has exited and its tree is swept.

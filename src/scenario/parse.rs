@@ -932,7 +932,8 @@ fn announced<'a>(at: Span<'a>, piece: Piece, rules: &RuleSet) -> Result<(), nom:
         at,
         format!(
             "unknown piece `{}` (expected {})",
-            piece.role.letter(),
+            // As written there: a placement's letter, a FEN's or picture's character.
+            at.fragment().chars().next().unwrap_or(piece.char()),
             listed(&piece_letters(rules)),
         ),
     ))

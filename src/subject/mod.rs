@@ -146,6 +146,13 @@ pub trait Subject {
     fn memory(&mut self) -> Option<crate::memcheck::Checked> {
         None
     }
+    /// The folder the scenario's processes wrote in reached its disk bound
+    /// (`--disk`), once the scenario is finished: a write of the program's
+    /// failed there, so whatever went wrong after is the disk limit's.
+    /// `None`: not at its bound, or no folder.
+    fn disk_reached(&self) -> Option<crate::sandbox::DiskReached> {
+        None
+    }
 }
 
 /// What [`Subject::run_steps`] gives back: the outcome of each step that

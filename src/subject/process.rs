@@ -317,10 +317,7 @@ impl ProcessSubject {
     /// A failure in a folder at its disk bound is the disk limit's (the
     /// write that failed there may well be why), saying how it failed too.
     fn on_disk_limit(&self, error: SubjectError) -> SubjectError {
-        let reached = self
-            .disk
-            .or_else(|| self.running.as_ref().and_then(|r| r._workdir.reached()));
-        match reached {
+        match Subject::disk_reached(self) {
             Some(reached) if !matches!(error, SubjectError::DiskLimit(_)) => {
                 SubjectError::DiskLimit(format!("{reached}; then {error}"))
             }
@@ -986,6 +983,11 @@ impl Subject for ProcessSubject {
 
     fn stderr_excerpt(&mut self) -> Option<String> {
         Some(ProcessSubject::stderr_excerpt(self)).filter(|s| !s.is_empty())
+    }
+
+    fn disk_reached(&self) -> Option<sandbox::DiskReached> {
+        self.disk
+            .or_else(|| self.running.as_ref().and_then(|r| r._workdir.reached()))
     }
 
     fn memory(&mut self) -> Option<Checked> {

@@ -49,9 +49,12 @@
 //!   first.
 //! - **What is kept**: the built program, or the student's compile error
 //!   (the same key gives the same message, so a regrade of a class with
-//!   compile errors rebuilds nothing either). Builds that timed out, tools
-//!   that could not start, programs larger than [`MAX_ENTRY_BYTES`] and
-//!   links in place of a program are never stored.
+//!   compile errors rebuilds nothing either): only builds that finished
+//!   on their own terms. Builds that timed out or ran out of their
+//!   folder's disk, builds under which the grader ran short of something
+//!   (its disk, its memory: `sandbox::GraderFault`) or whose output says
+//!   so, tools that could not start, programs larger than
+//!   [`MAX_ENTRY_BYTES`] and links in place of a program are never stored.
 
 use super::BuildError;
 use sha2::{Digest, Sha256};
@@ -413,7 +416,9 @@ pub(crate) enum Hit {
 
 /// Looks `key` up in `folder`: a program is written to `program` (the
 /// bytes that were checked), a compile error returned. `None`: a miss (a
-/// damaged entry included; it is replaced when the build is stored).
+/// damaged entry included; it is replaced when the build is stored; and a
+/// compile error that names a shortage of the grader's machine, which
+/// only an older grader stored).
 pub(crate) fn fetch(folder: &Path, key: &Key, program: &Path) -> Option<Hit> {
     let (kind, payload) = read_entry(&key.entry(folder))?;
     match kind {
@@ -421,9 +426,15 @@ pub(crate) fn fetch(folder: &Path, key: &Key, program: &Path) -> Option<Hit> {
             install(program, &payload).ok()?;
             Some(Hit::Program)
         }
-        Kind::CompileError => Some(Hit::CompileError(
-            String::from_utf8_lossy(&payload).into_owned(),
-        )),
+        Kind::CompileError => {
+            let message = String::from_utf8_lossy(&payload).into_owned();
+            // Never stored now (`super::failed_build`); an older grader's
+            // entry that names a shortage of the machine's is built again.
+            match crate::sandbox::said(&message) {
+                Some(_) => None,
+                None => Some(Hit::CompileError(message)),
+            }
+        }
         Kind::Object | Kind::Manifest => None,
     }
 }

@@ -70,7 +70,7 @@ pub fn build_console_traced(
     how: &ConsoleBuild,
 ) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
-    let result = build(upload, how, &mut origin);
+    let result = super::with_retry(|attempt| build(upload, how, &mut origin, attempt));
     (result, origin)
 }
 
@@ -80,14 +80,20 @@ fn identity(tool: &str, workdir: &Path) -> String {
     cache::tool_identity(tool, workdir).unwrap_or_else(|e| e.to_string())
 }
 
-fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Build, BuildError> {
+fn build(
+    upload: &Upload,
+    how: &ConsoleBuild,
+    origin: &mut Origin,
+    attempt: super::Attempt,
+) -> Result<Build, BuildError> {
     if let Some(msg) = upload.case_error(how.case) {
         return Err(BuildError::Compile(msg));
     }
+    let headroom = sandbox::Headroom::now();
     let tmp = sandbox::Scratch::new("chessgrade-console-build-", &how.disk)
-        .map_err(|e| BuildError::Io(e.to_string()))?;
+        .map_err(|e| super::folder_failed(&e))?;
     let root = tmp.path().join("src");
-    let replaced = lay_out(upload, how, &root)?;
+    let replaced = lay_out(upload, how, &root, &tmp)?;
     let compile_error = |msg: String| match &replaced {
         Some(r) => BuildError::Compile(format!("{}\n\n{}", msg.trim_end(), r.failed_note())),
         None => BuildError::Compile(msg),
@@ -131,15 +137,18 @@ fn build(upload: &Upload, how: &ConsoleBuild, origin: &mut Origin) -> Result<Bui
     }
     // The compiler's message is cached as it is; the overlay's note is
     // added each time (it names the overlay folder of this run).
+    // Only a failure of the upload's own is cached ([`super::failed_build`]).
     let failed = |msg: String, timed_out: bool| {
-        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
-            return Err(compile_error(msg));
+        let failed = super::failed_build(&tmp, &headroom, attempt, msg)?;
+        if failed.out_of_disk {
+            return Err(compile_error(failed.message));
         }
-        let msg = match main_hint(&msg, upload) {
-            Some(hint) => format!("{hint}\n\n{msg}"),
-            None => msg,
+        let msg = match main_hint(&failed.message, upload) {
+            Some(hint) => format!("{hint}\n\n{}", failed.message),
+            None => failed.message,
         };
         if let Some((folder, key)) = &cached
+            && failed.cacheable
             && !timed_out
         {
             cache::store_compile_error(folder, key, &msg);
@@ -174,10 +183,12 @@ fn lay_out(
     upload: &Upload,
     how: &ConsoleBuild,
     root: &Path,
+    tmp: &sandbox::Scratch,
 ) -> Result<Option<Replaced>, BuildError> {
     upload
         .copy_into(root, how.case)
-        .map_err(|e| super::copy_failed(&e))?;
+        .map_err(|e| super::copy_failed(&e, tmp))?;
+    super::upload_fits(tmp)?;
     let mut replaced = None;
     if let Some(overlay) = how.overlay {
         if !overlay.is_dir() {
@@ -189,7 +200,7 @@ fn lay_out(
         let mut files = replaced_files(overlay, root);
         files.retain(|f| !how.files.iter().any(|(name, _)| name == f));
         replaced = Replaced::of(overlay, &files);
-        copy_tree(overlay, root)?;
+        copy_tree(overlay, root, tmp)?;
     }
     for (name, text) in how.files {
         let path = root.join(name);

@@ -158,18 +158,26 @@ pub fn build_cpp_traced(
     options: &CppOptions,
 ) -> (Result<Build, BuildError>, Origin) {
     let mut origin = Origin::Built;
-    let result = build(upload, options, &mut origin);
+    let result = super::with_retry(|attempt| build(upload, options, &mut origin, attempt));
     (result, origin)
 }
 
-fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<Build, BuildError> {
+fn build(
+    upload: &Upload,
+    options: &CppOptions,
+    origin: &mut Origin,
+    attempt: super::Attempt,
+) -> Result<Build, BuildError> {
     let found = upload.lab3().map_err(BuildError::NotRecognised)?;
     if let Some(msg) = upload.case_error(options.case) {
         return Err(BuildError::Compile(msg));
     }
+    let headroom = crate::sandbox::Headroom::now();
     let tmp = crate::sandbox::Scratch::new("chessgrade-build-", &options.disk)
-        .map_err(|e| BuildError::Io(e.to_string()))?;
-    let io = |e: std::io::Error| BuildError::Io(e.to_string());
+        .map_err(|e| super::folder_failed(&e))?;
+    // A write into the build's folder that fails for space is the
+    // upload's at its bound, else the grader's disk (`copy_failed`).
+    let io = |e: std::io::Error| super::copy_failed(&e, &tmp);
     // The build reads a private copy of the upload as the reader decided
     // it (no link out of it, no FIFO, no debris or stale object), owned by
     // the sandbox's uid: never the class folder itself. The compiler runs
@@ -177,7 +185,8 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
     let copy = tmp.path().join("upload");
     upload
         .copy_into(&copy, options.case)
-        .map_err(|e| super::copy_failed(&e))?;
+        .map_err(|e| super::copy_failed(&e, &tmp))?;
+    super::upload_fits(&tmp)?;
     let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
     let includes = Includes {
         root: &copy,
@@ -257,7 +266,7 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
         }
     }
 
-    adapter_object(options, &compiler, &adapter, tmp.path(), deadline)?;
+    adapter_object(options, &compiler, &adapter, &tmp, deadline, &headroom)?;
     let objects = UnitObjects::of(&options.cache, &compiler);
     let outputs = compile_all(
         &options.compiler,
@@ -273,37 +282,52 @@ fn build(upload: &Upload, options: &CppOptions, origin: &mut Origin) -> Result<B
             .iter()
             .map(|s| relative_paths(&s.output, &copy, tmp.path()))
             .collect();
-        let msg = compile_message(&texts);
-        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
-            return Err(BuildError::Compile(msg));
-        }
-        if let Some((folder, key)) = &cached
-            && !failed.iter().any(|s| s.timed_out)
-        {
-            cache::store_compile_error(folder, key, &msg);
-        }
-        return Err(BuildError::Compile(msg));
+        let timed_out = failed.iter().any(|s| s.timed_out);
+        return Err(compile_failed(
+            &tmp, &headroom, attempt, &cached, texts, timed_out,
+        )?);
     }
     let left = deadline.saturating_duration_since(std::time::Instant::now());
     let linked = run_step(&options.compiler, link, tmp.path(), left, &[])
         .map_err(|e| BuildError::Io(format!("{}: {e}", options.compiler)))?;
     if !linked.ok {
         let out = relative_paths(&linked.output, &copy, tmp.path());
-        let msg = compile_message(&[out]);
-        if let Some(msg) = super::out_of_disk(&tmp, &msg) {
-            return Err(BuildError::Compile(msg));
-        }
-        if let Some((folder, key)) = &cached
-            && !linked.timed_out
-        {
-            cache::store_compile_error(folder, key, &msg);
-        }
-        return Err(BuildError::Compile(msg));
+        let timed_out = linked.timed_out;
+        return Err(compile_failed(
+            &tmp,
+            &headroom,
+            attempt,
+            &cached,
+            vec![out],
+            timed_out,
+        )?);
     }
     if let Some((folder, key)) = &cached {
         cache::store_program(folder, key, &engine);
     }
     Ok(program(tmp, notes))
+}
+
+/// The compile error of a build whose compiler printed `texts` (in the
+/// build folder `tmp`), stored in the cache when it is the upload's own
+/// and finished on its own terms (not stopped at its timeout); `Err`: the
+/// grader ran short under it ([`super::failed_build`]).
+fn compile_failed(
+    tmp: &crate::sandbox::Scratch,
+    headroom: &crate::sandbox::Headroom,
+    attempt: super::Attempt,
+    cached: &Option<(PathBuf, cache::Key)>,
+    texts: Vec<String>,
+    timed_out: bool,
+) -> Result<BuildError, BuildError> {
+    let failed = super::failed_build(tmp, headroom, attempt, compile_message(&texts))?;
+    if let Some((folder, key)) = cached
+        && failed.cacheable
+        && !timed_out
+    {
+        cache::store_compile_error(folder, key, &failed.message);
+    }
+    Ok(BuildError::Compile(failed.message))
 }
 
 /// The compiler's identity ([`cache::tool_identity`]); a compiler that
@@ -325,15 +349,18 @@ fn compiler_identity(options: &CppOptions, workdir: &Path) -> Result<String, Bui
 /// the build folder and linked, so nothing can change between the check
 /// and the link. A missing, truncated or altered entry is compiled again
 /// and replaced. Where the cache cannot be written the fresh object is used
-/// directly.
+/// directly. A compile that fails while the grader runs short of
+/// something (`headroom`) is the grader's ([`BuildError::Grader`]).
 fn adapter_object(
     options: &CppOptions,
     compiler: &str,
     object: &Path,
-    workdir: &Path,
+    tmp: &crate::sandbox::Scratch,
     deadline: std::time::Instant,
+    headroom: &crate::sandbox::Headroom,
 ) -> Result<(), BuildError> {
-    let io = |e: std::io::Error| BuildError::Io(e.to_string());
+    let workdir = tmp.path();
+    let io = |e: std::io::Error| super::copy_failed(&e, tmp);
     let source = workdir.join(ADAPTER_FILE);
     let unit = unit(options, source.clone(), object.to_path_buf(), None);
     let mut key = KeyBuilder::new("lab3-adapter", workdir);
@@ -360,6 +387,9 @@ fn adapter_object(
     )?
     .remove(0);
     if !step.ok {
+        if let Some(fault) = headroom.fault_since(tmp, &step.output) {
+            return Err(BuildError::Grader(fault.to_string()));
+        }
         // Not the student's fault: a compiler or flags that cannot build the adapter.
         return Err(BuildError::Io(format!(
             "the adapter does not compile with {} {}:\n{}",

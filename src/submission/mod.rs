@@ -85,6 +85,11 @@ pub enum BuildError {
     Compile(String),
     /// The build could not run at all.
     Io(String),
+    /// The grader ran short under the build (its own disk, memory or
+    /// processes, not the build folder's bounds; see
+    /// [`sandbox::GraderFault`]), in both attempts: not the upload's result,
+    /// never cached, the staff's to fix. What ran short.
+    Grader(String),
 }
 
 impl std::fmt::Display for BuildError {
@@ -93,8 +98,85 @@ impl std::fmt::Display for BuildError {
             BuildError::NotRecognised(m) => write!(f, "not a recognised submission: {m}"),
             BuildError::Compile(m) => write!(f, "compile error:\n{m}"),
             BuildError::Io(m) => write!(f, "cannot build the submission: {m}"),
+            BuildError::Grader(m) => write!(
+                f,
+                "the grader ran short, not the upload: {m}; nothing was cached: free what \
+                 ran short and grade again"
+            ),
         }
     }
+}
+
+/// Which attempt at a build this is: a build that fails in a way the
+/// grader may be the cause of is built once more ([`with_retry`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Attempt {
+    First,
+    Again,
+}
+
+/// Runs `build` (an upload's whole build, in a fresh folder each time),
+/// once more when the first attempt failed in a way the grader may be the
+/// cause of ([`BuildError::Grader`]): another job's folder may have been
+/// freed since, and a message the program printed itself is then told
+/// from a real shortage ([`failed_build`]).
+pub(crate) fn with_retry<T>(
+    mut build: impl FnMut(Attempt) -> Result<T, BuildError>,
+) -> Result<T, BuildError> {
+    match build(Attempt::First) {
+        Err(BuildError::Grader(_)) => build(Attempt::Again),
+        done => done,
+    }
+}
+
+/// A failed build that is the upload's own result.
+pub(crate) struct Failed {
+    /// The message reported.
+    pub message: String,
+    /// Whether the build cache may keep it: it finished on its own terms
+    /// (not at its folder's bound, nothing of the grader's in question).
+    pub cacheable: bool,
+    /// Its folder was at its bound (the message says `disk limit: ...`).
+    pub out_of_disk: bool,
+}
+
+/// Whose a build that failed with `msg` in its folder `dir` is, in this
+/// order:
+/// - its folder at its bound: the upload's (`disk limit: ...`), never
+///   cached (it may build under a larger `--disk`);
+/// - the grader short of something since `headroom` (measured: its disk,
+///   the OOM killer), or only said so in the output on the first attempt:
+///   `Err(BuildError::Grader)`, never cached (the caller builds again, then
+///   reports it as the staff's);
+/// - said in the output only, again on the second attempt while nothing
+///   measured shows it: the upload's (it prints those words itself), not
+///   cached;
+/// - else the upload's compile error, which the cache may keep.
+pub(crate) fn failed_build(
+    dir: &sandbox::Scratch,
+    headroom: &sandbox::Headroom,
+    attempt: Attempt,
+    msg: String,
+) -> Result<Failed, BuildError> {
+    if let Some(message) = out_of_disk(dir, &msg) {
+        return Ok(Failed {
+            message,
+            cacheable: false,
+            out_of_disk: true,
+        });
+    }
+    let cacheable = match headroom.fault_since(dir, &msg) {
+        None => true,
+        Some(fault) if fault.measured() || attempt == Attempt::First => {
+            return Err(BuildError::Grader(fault.to_string()));
+        }
+        Some(_) => false,
+    };
+    Ok(Failed {
+        message: msg,
+        cacheable,
+        out_of_disk: false,
+    })
 }
 
 impl From<crate::upload::ReadError> for BuildError {
@@ -112,23 +194,60 @@ impl From<crate::upload::ReadError> for BuildError {
     }
 }
 
-/// A failed build's message, said to have run out of disk first when its
-/// folder `dir` is at its bound (`None`: the message as it is, which the
-/// build cache may keep; a build that ran out is never cached, since under
-/// a larger `--disk` it may build).
-/// A copy of the upload into the build's folder that failed: the
-/// student's when the folder is at its bound (an upload larger than
-/// `--disk`), else the staff's.
-pub(crate) fn copy_failed(e: &std::io::Error) -> BuildError {
+/// A copy into the build's folder `dir` (the upload's, the overlay's)
+/// that failed: the student's when the folder is at its bound (an upload
+/// larger than `--disk`); out of space with the folder below its bound,
+/// the grader's disk ran out ([`BuildError::Grader`], built again once);
+/// anything else the staff's.
+pub(crate) fn copy_failed(e: &std::io::Error, dir: &sandbox::Scratch) -> BuildError {
     use std::io::ErrorKind;
     match e.kind() {
-        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => BuildError::Compile(format!(
-            "disk limit: the upload does not fit its build's folder ({e}; --disk, --disk-files)"
-        )),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded if dir.reached().is_some() => {
+            BuildError::Compile(format!(
+                "disk limit: the upload does not fit its build's folder ({e}; --disk, --disk-files)"
+            ))
+        }
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            BuildError::Grader(match sandbox::disk_full(dir.path()) {
+                Some(full) => format!("{full} (copying into the build's folder: {e})"),
+                None => format!("copying into the build's folder: {e}"),
+            })
+        }
         _ => BuildError::Io(e.to_string()),
     }
 }
 
+/// The upload as copied into its build's folder `dir`, checked against the
+/// folder's bound: a folder the grader only watches (no tmpfs of its own)
+/// took the copy whole, so an upload larger than `--disk` is found here,
+/// as a tmpfs would have refused it (the student's).
+pub(crate) fn upload_fits(dir: &sandbox::Scratch) -> Result<(), BuildError> {
+    match (dir.bound(), dir.usage()) {
+        (Some(bound), Some(used)) if used.bytes > bound.bytes || used.files > bound.files => {
+            Err(BuildError::Compile(format!(
+                "disk limit: the upload does not fit its build's folder ({}; --disk, --disk-files)",
+                sandbox::DiskReached { bound, used }.describe("the build's")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A build's folder that could not be made: out of space (or files), the
+/// grader's disk ([`BuildError::Grader`], built again once); anything else
+/// the staff's.
+pub(crate) fn folder_failed(e: &std::io::Error) -> BuildError {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            BuildError::Grader(format!("cannot make the build's folder: {e}"))
+        }
+        _ => BuildError::Io(e.to_string()),
+    }
+}
+
+/// A failed build's message, said to have run out of disk first when its
+/// folder `dir` is at its bound (`None`: it is not).
 pub(crate) fn out_of_disk(dir: &sandbox::Scratch, msg: &str) -> Option<String> {
     dir.reached().map(|reached| {
         format!(
@@ -141,23 +260,22 @@ pub(crate) fn out_of_disk(dir: &sandbox::Scratch, msg: &str) -> Option<String> {
 use crate::upload::{MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES};
 
 /// Copies every regular file and folder of `from` (the staff's overlay)
-/// into `to` (replacing), recursively; links, FIFOs and devices are left
-/// out, so a build never reads through a link or blocks on a FIFO. An
+/// into `to` (replacing), recursively, in the build's folder `dir`; links,
+/// FIFOs and devices are left out, so a build never reads through a link
+/// or blocks on a FIFO. An
 /// overlay is the staff's and taken as it is: uploads are copied from
 /// the reader's decision instead ([`crate::upload::Upload::copy_into`]).
-pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<(), BuildError> {
+pub(crate) fn copy_tree(from: &Path, to: &Path, dir: &sandbox::Scratch) -> Result<(), BuildError> {
     let (mut bytes, mut files) = (0u64, 0usize);
     for entry in walkdir::WalkDir::new(from).follow_links(false) {
         let entry = entry.map_err(|e| BuildError::Io(e.to_string()))?;
         let rel = entry.path().strip_prefix(from).expect("under the root");
         let target = to.join(rel);
-        let io = |e: std::io::Error| match e.raw_os_error() {
-            // The build's folder is bounded (`--disk`): the upload's own size.
-            Some(nix::libc::ENOSPC | nix::libc::EDQUOT) => BuildError::Compile(format!(
-                "disk limit: the upload does not fit its build's folder ({}: {e}; --disk, --disk-files)",
-                rel.display()
-            )),
-            _ => BuildError::Io(format!("{}: {e}", entry.path().display())),
+        let io = |e: std::io::Error| {
+            copy_failed(
+                &std::io::Error::new(e.kind(), format!("{}: {e}", entry.path().display())),
+                dir,
+            )
         };
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).map_err(io)?;

@@ -13,7 +13,7 @@
 //! hold more than their bounds, nothing reaches the real disk, and nothing is
 //! left behind.
 
-use crate::helpers::{bin, copy_dir, root};
+use crate::helpers::{bin, copy_dir, jail, jailed, root};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -207,6 +207,55 @@ fn an_engine_that_floods_its_folder_hits_the_disk_limit() {
             );
         }
     }
+}
+
+/// An engine whose write fails at the bound and that goes on as if
+/// nothing happened, answering a call wrongly: the failure is the disk
+/// limit's, not a wrong answer (issue 37).
+#[test]
+fn a_wrong_answer_after_the_folder_filled_is_the_disk_limits() {
+    if !disk_bounded() {
+        return;
+    }
+    let hostile = root().join("tests/fixtures/hostile");
+    let area = Area::new();
+    let json = area.path("out/report.json");
+    let run = chessgrade_as(
+        None,
+        &area.path("tmp"),
+        &[
+            "grade",
+            "--root",
+            hostile.join("scenarios").to_str().unwrap(),
+            "--snapshots",
+            hostile.join("snapshots").to_str().unwrap(),
+            "--disk",
+            "2",
+            "--format",
+            "json",
+            "--output",
+            json.to_str().unwrap(),
+            hostile.join("scenarios").to_str().unwrap(),
+            "--engine",
+            "--",
+            "python3",
+            hostile.join("engine.py").to_str().unwrap(),
+            "disk-then-wrong-answer",
+        ],
+    )
+    .output()
+    .unwrap();
+    let human = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{human}");
+    assert!(
+        human.contains(
+            "disk limit: its folder reached the disk bound (2 MiB, 4096 files): 2 MiB in 1 file; then a call did not match the expected answer"
+        ),
+        "{human}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["scenarios"][0]["class"], "disk_limit", "{report}");
 }
 
 /// The disk limit is a class of its own in every report format.
@@ -522,14 +571,17 @@ fn an_upload_larger_than_its_build_folder_does_not_fit() {
 }
 
 /// A grader that cannot mount (root without `CAP_SYS_ADMIN`, as in a
-/// container that lacks it) says the disk is unbounded, and
-/// `--require-isolation` refuses to grade there, naming what is missing.
+/// container that lacks it) bounds its folders by watching them (issue
+/// 37): the isolation line says so, `--require-isolation` grades, and an
+/// engine that floods its folder is stopped at the bound (plus what it
+/// writes between two counts) as `disk_limit`, nothing left behind.
 #[test]
-fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
+fn a_grader_that_cannot_mount_watches_its_folders_instead() {
     if !nix::unistd::geteuid().is_root() || !disk_bounded() {
-        eprintln!("skipping: needs a root grader that bounds the disk, to take it away");
+        eprintln!("skipping: needs a root grader, to take CAP_SYS_ADMIN away");
         return;
     }
+    let hostile = root().join("tests/fixtures/hostile");
     let area = Area::new();
     let run = Command::new("setpriv")
         .arg("--bounding-set=-sys_admin")
@@ -546,14 +598,55 @@ fn require_isolation_refuses_a_grader_that_cannot_bound_the_disk() {
         .current_dir(root())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("disk unbounded"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}{run:?}");
     assert!(
-        stderr.contains("missing: a bounded disk (the grader could not mount a tmpfs"),
-        "{stderr}"
+        stdout.contains("no sockets, seccomp, a uid of its own, disk 64 MiB, 4096 files (watched)"),
+        "{stdout}"
     );
     assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+    for behaviour in ["disk-many-files", "disk-inode-flood"] {
+        let json = area.path("out/report.json");
+        let run = Command::new("setpriv")
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .args([
+                "grade",
+                "--root",
+                hostile.join("scenarios").to_str().unwrap(),
+                "--snapshots",
+                hostile.join("snapshots").to_str().unwrap(),
+                "--disk",
+                "4",
+                "--disk-files",
+                "200",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+                hostile.join("scenarios").to_str().unwrap(),
+                "--engine",
+                "--",
+                "python3",
+                hostile.join("engine.py").to_str().unwrap(),
+                behaviour,
+            ])
+            .env("TMPDIR", area.path("tmp"))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let scenario = &report["scenarios"][0];
+        assert_eq!(scenario["class"], "disk_limit", "{behaviour}: {report}");
+        let message = scenario["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
+            "{behaviour}: {message}"
+        );
+        assert_eq!(run.status.code(), Some(1), "{behaviour}: {run:?}");
+        assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+    }
 }
 
 /// Issue 30's upload itself: a correct Lab 3 upload plus a static
@@ -631,5 +724,208 @@ fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
             Vec::<PathBuf>::new(),
             "{who}: left behind"
         );
+    }
+}
+
+/// A tmpfs of `size` the test mounts on `dir` (as root), detached when
+/// dropped: a small disk of the grader's own to fill.
+struct SmallDisk<'a> {
+    dir: &'a Path,
+}
+
+impl<'a> SmallDisk<'a> {
+    fn mount(dir: &'a Path, size: &str) -> SmallDisk<'a> {
+        std::fs::create_dir_all(dir).unwrap();
+        let done = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0777"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(done.success(), "mount a tmpfs on {}", dir.display());
+        SmallDisk { dir }
+    }
+
+    fn resize(&self, size: &str) {
+        let done = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(self.dir)
+            .status()
+            .unwrap();
+        assert!(done.success());
+    }
+}
+
+impl Drop for SmallDisk<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.dir).status();
+    }
+}
+
+/// The kinds of the entries of a build cache's `builds/` folder.
+fn build_entries(cache: &Path) -> Vec<String> {
+    std::fs::read_dir(cache.join("chessgrade/builds"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter_map(|e| crate::helpers::cache_entry_kind(&e.path()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Issue 37: the grader's own disk fills up during a build (its temporary
+/// folder on a tmpfs of 1.2 MiB, a Lab 3 build needs about 4; the grader
+/// without `CAP_SYS_ADMIN`, as in a container, so that its build folders
+/// are not tmpfs of their own but folders of that disk). A class of two
+/// correct uploads: the run is the staff's (exit 2, naming the full disk),
+/// no member's scenario is a compile error (each is `not_graded`), and no
+/// build is cached. With room again, the regrade builds both and each
+/// earns its point.
+#[test]
+fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipping: mounting the small disk needs root");
+        return;
+    }
+    let area = Area::new();
+    let small = area.path("small");
+    let disk = SmallDisk::mount(&small, "1200k");
+    let tmp = small.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let class = area.path("class");
+    for name in ["ada", "bob"] {
+        copy_dir(
+            &root().join("tests/fixtures/submissions/lab3-correct"),
+            &class.join(name),
+        );
+        // Two builds of their own (the same files would share one).
+        std::fs::write(class.join(name).join("NOTES.txt"), name).unwrap();
+    }
+    let json = area.path("out/class.json");
+    let grade = || {
+        let mut command = Command::new("setpriv");
+        command
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .args([
+                "grade",
+                "--class",
+                class.to_str().unwrap(),
+                "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+                "--jobs",
+                "1",
+                "--color",
+                "never",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+            ])
+            .env("TMPDIR", &tmp)
+            .env("XDG_CACHE_HOME", area.path("cache"))
+            .current_dir(root());
+        command.output().unwrap()
+    };
+    let full = grade();
+    let stdout = String::from_utf8_lossy(&full.stdout);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert_eq!(full.status.code(), Some(2), "{stdout}{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("the grader ran short, not the upload: the grader's disk is full"),
+        "{said}"
+    );
+    assert!(!said.contains("compile error"), "{said}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for member in report["submissions"].as_array().unwrap() {
+        let scenario = &member["scenarios"][0];
+        assert_eq!(scenario["class"], "not_graded", "{member}");
+    }
+    assert_eq!(build_entries(&area.path("cache")), Vec::<String>::new());
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+
+    // Room again: built (nothing was cached), each earns its point.
+    disk.resize("64m");
+    let again = grade();
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{stdout}{again:?}");
+    for name in ["ada", "bob"] {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        assert_eq!(row.split_whitespace().nth(1), Some("1/1"), "{stdout}");
+    }
+    assert_eq!(build_entries(&area.path("cache")), ["program", "program"]);
+    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+}
+
+/// Issue 37: inside the jail (Docker's seccomp profile and capabilities: no
+/// mount), variants A and B, as root and as a CI runner's user (65534),
+/// the grader watches its folders: an engine that floods its folder (many
+/// files of 1 MiB, empty files) is `disk_limit` at the bound, as unjailed,
+/// and nothing is left in the grader's temporary folder.
+#[test]
+fn in_a_container_the_disk_stays_bounded() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    let hostile = root().join("tests/fixtures/hostile");
+    for variant in ['A', 'B'] {
+        for user in [None, Some(65534)] {
+            for behaviour in ["disk-many-files", "disk-inode-flood"] {
+                let who = format!("{behaviour} in variant {variant} as {user:?}");
+                let area = Area::new();
+                let json = area.path("out/report.json");
+                let command = chessgrade_as(
+                    None,
+                    &area.path("tmp"),
+                    &[
+                        "grade",
+                        "--root",
+                        hostile.join("scenarios").to_str().unwrap(),
+                        "--snapshots",
+                        hostile.join("snapshots").to_str().unwrap(),
+                        "--disk",
+                        "4",
+                        "--disk-files",
+                        "200",
+                        "--format",
+                        "json",
+                        "--output",
+                        json.to_str().unwrap(),
+                        hostile.join("scenarios").to_str().unwrap(),
+                        "--engine",
+                        "--",
+                        "python3",
+                        hostile.join("engine.py").to_str().unwrap(),
+                        behaviour,
+                    ],
+                );
+                let run = jailed(&jail, variant, user, &command).output().unwrap();
+                let human = String::from_utf8_lossy(&run.stdout);
+                assert_eq!(run.status.code(), Some(1), "{who}: {human}{run:?}");
+                assert!(
+                    human.contains("disk 4 MiB, 200 files (watched)"),
+                    "{who}: {human}"
+                );
+                let report: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+                let scenario = &report["scenarios"][0];
+                assert_eq!(scenario["class"], "disk_limit", "{who}: {report}");
+                let message = scenario["message"].as_str().unwrap_or_default();
+                assert!(
+                    message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
+                    "{who}: {message}"
+                );
+                assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new(), "{who}");
+            }
+        }
     }
 }

@@ -435,3 +435,64 @@ pub const CUHK_ALL: &[&str] = &[
     "scenarios/cuhk/notation",
     "scenarios/cuhk/stop/z0_z0_on_a_fresh_board_is_a_draw.txt",
 ];
+
+// ---------------------------------------------------------------------
+// A container's limits without a container.
+// ---------------------------------------------------------------------
+
+/// `../shared/tools/dockerlike/jail` (Docker's default seccomp profile and
+/// capability set, see its README), when it runs here: it needs root and
+/// Debian's `python3-seccomp` (`.ci/run` installs it). Where it cannot
+/// run the caller's test says so and passes, except under CI (`CI` set),
+/// where that is a failure.
+pub fn jail() -> Option<PathBuf> {
+    static JAIL: OnceLock<Option<PathBuf>> = OnceLock::new();
+    JAIL.get_or_init(|| {
+        let path = shared("tools/dockerlike/jail")?;
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipping the jailed runs: the jail needs root");
+            return None;
+        }
+        let probe = Command::new(&path)
+            .args(["--quiet", "--", bin(), "--version"])
+            .output();
+        match probe {
+            Ok(out) if out.status.success() => Some(path),
+            other => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "the jail cannot run under CI ({other:?}): is python3-seccomp installed?"
+                );
+                eprintln!("skipping the jailed runs: the jail cannot run here ({other:?})");
+                None
+            }
+        }
+    })
+    .clone()
+}
+
+/// `command`'s program and arguments run under the jail's `variant` (`A`:
+/// current Docker, Landlock allowed; `B`: older Docker, Landlock's calls
+/// answer ENOSYS), as `user` when given (a CI runner's uid), with its
+/// environment and folder.
+pub fn jailed(jail: &Path, variant: char, user: Option<u32>, command: &Command) -> Command {
+    let mut jailed = Command::new(jail);
+    jailed.args(["--quiet", "--variant", &variant.to_string()]);
+    if let Some(uid) = user {
+        jailed.args(["--user", &uid.to_string()]);
+    }
+    jailed
+        .arg("--")
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(v) => jailed.env(key, v),
+            None => jailed.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        jailed.current_dir(dir);
+    }
+    jailed
+}

@@ -16,7 +16,7 @@
 //! not only the uid a root grader drops to. Where the kernel lacks a
 //! mechanism the tests say so and stop (docs/grading.md, "Guarantees").
 
-use crate::helpers::{bin, cache_entry_kind, copy_dir, root};
+use crate::helpers::{bin, cache_entry_kind, copy_dir, jail, jailed, root};
 use sha2::Digest;
 use std::collections::BTreeMap;
 use std::net::{TcpListener, UdpSocket};
@@ -192,15 +192,13 @@ impl Arena {
 
     /// Runs chessgrade with the arena's cache.
     fn chessgrade(&self, args: &[&str]) -> Output {
-        self.chessgrade_as(None, args)
+        self.chessgrade_as(&Grader::Test, args)
     }
 
-    /// Runs chessgrade with the arena's cache, as `uid` (through
-    /// `setpriv`) when given.
-    fn chessgrade_as(&self, uid: Option<u32>, args: &[&str]) -> Output {
-        let mut command = match uid {
-            None => Command::new(bin()),
-            Some(uid) => {
+    /// Runs chessgrade with the arena's cache, as `who` says.
+    fn chessgrade_as(&self, who: &Grader, args: &[&str]) -> Output {
+        let mut command = match who {
+            Grader::Uid(uid) => {
                 let mut c = Command::new("setpriv");
                 c.arg(format!("--reuid={uid}"))
                     .arg(format!("--regid={uid}"))
@@ -209,14 +207,44 @@ impl Arena {
                     .env("HOME", self.dir.path());
                 c
             }
+            _ => Command::new(bin()),
         };
         command
             .args(args)
             .args(["--color", "never"])
             .env("XDG_CACHE_HOME", self.path("cache"))
-            .current_dir(root())
-            .output()
-            .expect("the binary runs")
+            .env("HOME", self.dir.path())
+            .current_dir(root());
+        if let Grader::Jail(jail, variant, user) = who {
+            command = jailed(jail, *variant, *user, &command);
+        }
+        command.output().expect("the binary runs")
+    }
+}
+
+/// Who grades: the test's own user, another uid (through `setpriv`), or
+/// the jail (its variant, as root or as a uid).
+enum Grader {
+    Test,
+    Uid(u32),
+    Jail(PathBuf, char, Option<u32>),
+}
+
+impl Grader {
+    /// What its isolation line must say.
+    fn isolation(&self) -> &'static str {
+        match self {
+            Grader::Test => "isolation: landlock abi",
+            Grader::Uid(_) => ", no network, seccomp, the grader's uid",
+            Grader::Jail(_, 'A', None) => ", no sockets, seccomp, a uid of its own, disk",
+            Grader::Jail(_, 'A', Some(_)) => ", no sockets, seccomp, the grader's uid, disk",
+            Grader::Jail(_, _, None) => {
+                "isolation: no landlock (files readable), no sockets, seccomp, a uid of its own"
+            }
+            Grader::Jail(_, _, Some(_)) => {
+                "isolation: no landlock (files readable), no sockets, seccomp, the grader's uid"
+            }
+        }
     }
 }
 
@@ -254,13 +282,13 @@ fn assert_cache_intact(cache: &Path, objects_at_least: usize, builds: usize) {
 /// Grades a class of `fixture` and its hostile copies on `scenarios`:
 /// every member earns `full` points and nothing outside changed.
 fn hostile_class(fixture: &str, scenarios: &[&str], full: &str) {
-    hostile_class_as(None, ATTACKS, fixture, scenarios, full, &[]);
+    hostile_class_as(Grader::Test, ATTACKS, fixture, scenarios, full, &[]);
 }
 
-/// [`hostile_class`] with the grader run as `uid` (`None`: as the test),
-/// only `attacks`, and `flags` added to every grading run.
+/// [`hostile_class`] with the grader run as `who` says, only `attacks`,
+/// and `flags` added to every grading run.
 fn hostile_class_as(
-    uid: Option<u32>,
+    who: Grader,
     attacks: &[&str],
     fixture: &str,
     scenarios: &[&str],
@@ -270,6 +298,10 @@ fn hostile_class_as(
     if !confinement_available() {
         return;
     }
+    let uid = match who {
+        Grader::Test => None,
+        _ => Some(()),
+    };
     let arena = Arena::new();
     let names = arena.fill_class(fixture, attacks);
     // The cache holds the adapter before the class runs (so there is
@@ -298,17 +330,11 @@ fn hostile_class_as(
         "2",
     ]);
     args.extend(flags);
-    let run = arena.chessgrade_as(uid, &args);
+    let run = arena.chessgrade_as(&who, &args);
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.contains("isolation: landlock abi"), "{stdout}");
-    if uid.is_some() {
-        assert!(
-            stdout.contains(", no network, the grader's uid"),
-            "{stdout}"
-        );
-    }
+    assert!(stdout.contains(who.isolation()), "{stdout}");
     // The class report is complete: every member, every scenario passed.
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -352,7 +378,7 @@ fn hostile_class_as(
     // attacks again, now beside its own cached build) and earns the same;
     // the cache is exactly as the first run left it.
     let cached = arena.files();
-    let again = arena.chessgrade_as(uid, &args);
+    let again = arena.chessgrade_as(&who, &args);
     let again_out = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{again_out}");
     let report: serde_json::Value =
@@ -427,7 +453,7 @@ fn hostile_lab3_uploads_under_an_unprivileged_grader_earn_what_their_correct_par
     // The attacks on what the uid no longer guards (the grader, its files,
     // the classmates' files): Landlock alone must stop them.
     hostile_class_as(
-        Some(UID),
+        Grader::Uid(UID),
         &["KILL_GRADER", "READ_ANSWERS", "CLASSMATES", "WRITE_OUTSIDE"],
         "submissions/lab3-correct",
         &["scenarios/lab3/pawns"],
@@ -445,7 +471,7 @@ fn hostile_lab3_uploads_checked_by_memcheck_earn_what_their_correct_part_earns()
     // `/proc/<pid>`, no address-space limit): the network namespace and the
     // cache's place are the same checked or not.
     hostile_class_as(
-        None,
+        Grader::Test,
         &["KILL_GRADER", "READ_ANSWERS", "CLASSMATES", "WRITE_OUTSIDE"],
         "submissions/lab3-correct",
         &["scenarios/lab3/pawns"],
@@ -759,4 +785,118 @@ fn unconfined_each_attack_gets_through() {
     for leftover in arena.leftovers() {
         std::fs::remove_file(leftover).unwrap();
     }
+}
+
+/// Issue 37: the class of hostile Lab 3 uploads graded inside the jail's
+/// variant A (current Docker: Docker's seccomp profile and capabilities,
+/// so no namespace and no mount; Landlock allowed), as root and as a CI
+/// runner's user (65534): every attack fails and each upload earns what
+/// its correct part earns, as unjailed; the isolation line names what held
+/// there (no sockets: the seccomp filter; the disk watched).
+#[test]
+fn hostile_uploads_in_a_container_earn_what_their_correct_part_earns() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    for user in [None, Some(65534)] {
+        hostile_class_as(
+            Grader::Jail(jail.clone(), 'A', user),
+            ATTACKS,
+            "submissions/lab3-correct",
+            &["scenarios/lab3/pawns"],
+            "9/9",
+            &[],
+        );
+    }
+}
+
+/// Issue 37: inside the jail's variant B (older Docker: Landlock's calls
+/// answer ENOSYS), as root and as a CI runner's user, the isolation line
+/// says that files are readable and `--require-isolation` refuses to
+/// grade, naming Landlock; what remains still holds: the seccomp filter
+/// closes every socket and every signal to the grader, so the uploads that
+/// reach for the network or kill the grader earn what their correct part
+/// earns and the grader survives.
+#[test]
+fn without_landlock_the_line_says_so_and_the_network_and_the_grader_still_hold() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    for user in [None, Some(65534)] {
+        let who = Grader::Jail(jail.clone(), 'B', user);
+        let arena = Arena::new();
+        arena.open_up();
+        let refused = arena.chessgrade_as(
+            &who,
+            &[
+                "grade",
+                "--require-isolation",
+                "--submission",
+                "tests/fixtures/submissions/lab3-correct",
+                "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{user:?}: {stderr}");
+        assert!(
+            stderr.contains("--require-isolation") && stderr.contains("missing: Landlock"),
+            "{user:?}: {stderr}"
+        );
+        hostile_class_as(
+            who,
+            &["NETWORK", "KILL_GRADER"],
+            "submissions/lab3-correct",
+            &["scenarios/lab3/pawns"],
+            "9/9",
+            &[],
+        );
+    }
+}
+
+/// Issue 37, item 3: without Landlock (the jail's variant B) a class
+/// member's program reaches a world-writable class folder and appends to
+/// every classmate's sources (the attack lands: the class folder changed).
+/// A root grader copied every upload into a folder of its own before the
+/// first build, and its sandboxes run as other uids: the correct classmate
+/// is graded from its copy and earns full marks.
+#[test]
+fn without_landlock_a_class_is_graded_from_copies_taken_before_any_build() {
+    let Some(jail) = jail() else {
+        return;
+    };
+    let arena = Arena::new();
+    arena.fill_class("submissions/lab3-correct", &["CLASSMATES"]);
+    arena.open_up();
+    let before = arena.files();
+    let out = arena.path("out");
+    let class = arena.class();
+    let run = arena.chessgrade_as(
+        &Grader::Jail(jail, 'B', None),
+        &[
+            "grade",
+            "--class",
+            class.to_str().unwrap(),
+            "scenarios/lab3/pawns",
+            // One member at a time: `classmates` runs (and attacks) before
+            // `correct` is built.
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let correct = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("correct"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(correct.split_whitespace().nth(1), Some("9/9"), "{stdout}");
+    let after = arena.files();
+    let changed = before
+        .iter()
+        .filter(|(p, hash)| p.starts_with(&class) && after.get(*p) != Some(hash))
+        .count();
+    assert!(changed > 0, "the attack landed on the class folder itself");
 }
