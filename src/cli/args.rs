@@ -273,7 +273,8 @@ impl InputArgs {
     }
 }
 
-/// The reference engine's limit for `run` and `trace`.
+/// The reference engine's limit for `trace`. (`run`, whose reference may be
+/// the course's own program, takes [`LimitArgs`].)
 #[derive(Args)]
 pub struct ReferenceArgs {
     /// Wall-clock seconds per scenario on the reference engine (perft and

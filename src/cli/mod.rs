@@ -98,8 +98,14 @@ impl From<ColorChoice> for chessgrade::report::ColorChoice {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenarios on the reference engine and compare with the snapshots.
-    #[command(after_help = EXIT_CODES)]
+    /// Run scenarios on the reference engine (or the course's own reference program:
+    /// --submission, --engine) and compare with the snapshots, or write them.
+    #[command(
+        after_help = EXIT_CODES,
+        mut_arg("submission", |a| a.help("The course's own reference, a Lab 3 upload (built with the adapter, run sandboxed): its answers are compared with the snapshots, or recorded with --update/--accept (each snapshot says which reference wrote it)")),
+        mut_arg("engine", |a| a.conflicts_with("program")),
+        mut_arg("timeout", |a| a.help("Wall-clock seconds per scenario on the reference (the built-in engine, or the course's program); a scenario over it is an input error naming the reference (exit 2), nothing is written for it, and the batch goes on"))
+    )]
     Run {
         #[command(flatten)]
         scenarios: ScenarioArgs,
@@ -110,7 +116,11 @@ enum Command {
         #[arg(long)]
         accept: bool,
         #[command(flatten)]
-        reference: ReferenceArgs,
+        subject: SubjectArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -394,9 +404,20 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             scenarios,
             update,
             accept,
-            reference,
+            subject,
+            console,
+            limits,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output, palette)?,
+        } => run::run(&run::RunArgs {
+            scenarios,
+            update,
+            accept,
+            subject,
+            console,
+            limits,
+            output,
+            palette,
+        })?,
         Command::Trace {
             file,
             rules,

@@ -12,6 +12,7 @@
 
 use super::error::StaffError;
 use super::subject::Prepared;
+use crate::compare::Tally;
 use crate::report::{Report, RunIdentity};
 use crate::rulefile::RuleBook;
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
@@ -220,7 +221,8 @@ impl BatchSpec {
         events: &mut dyn Events,
     ) -> Outcome {
         let started = Instant::now();
-        let store = self.store();
+        // A course's reference program says so in the snapshots it writes.
+        let store = self.store().recorded_by(subject.recorder().cloned());
         // The subject's notes (its build), the caller's, then the run's own.
         let mut all_notes: Vec<String> = subject.report_notes();
         all_notes.extend(notes);
@@ -262,6 +264,7 @@ impl BatchSpec {
         let mut summary = Summary::of(&results);
         summary.errors += discovered.errors.len();
         Outcome {
+            changes: runner::tally(&results),
             subject: subject.name.clone(),
             partition: self.partition,
             notes: all_notes,
@@ -320,6 +323,8 @@ pub struct Outcome {
     /// Selected scenarios never started (`fail_fast`).
     pub not_run: usize,
     pub summary: Summary,
+    /// The snapshots written, counted by what changed.
+    pub changes: Tally,
     pub identity: RunIdentity,
     pub elapsed: Duration,
 }

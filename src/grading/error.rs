@@ -45,6 +45,9 @@ pub enum StaffError {
     NotGradable(Vec<String>),
     /// Grading without the expected answers of the selection.
     NoSnapshots(String),
+    /// The course's reference program cannot record snapshots (it did not
+    /// build, or its files cannot be read).
+    Reference(String),
     /// The scenarios belong to several courses whose programs differ.
     MixedCourses(String),
     /// A class folder that cannot be read or holds no submission.
@@ -83,6 +86,7 @@ impl fmt::Display for StaffError {
             | StaffError::NoScenario { message: m, .. }
             | StaffError::MixedCourses(m)
             | StaffError::NoSnapshots(m)
+            | StaffError::Reference(m)
             | StaffError::Class(m)
             | StaffError::Hooks(m)
             | StaffError::Rules(m)

@@ -34,7 +34,7 @@ use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
 use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
 use crate::scenario::StepKind;
-use crate::snapshot::SnapshotStore;
+use crate::snapshot::{RecordedBy, SnapshotStore};
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
 use crate::submission::{self, BuildCache, BuildError, CourseHooks, CppOptions, Hooks, Origin};
 use crate::upload::{CaseRule, Upload};
@@ -168,7 +168,7 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
 /// Lab 3 upload through the course's interface: the `lab3` rules, and only
 /// the pieces it has letters for (king, rook, bishop, pawn). A scenario
 /// that does not load is left to the run (it is reported there, located).
-fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
+pub(super) fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
     const LETTERS: &str = "king, rook, bishop and pawn";
     let mut problems = Vec::new();
     for f in found {
@@ -609,6 +609,7 @@ impl Plan {
             run,
             memcheck: self.memcheck(),
             _keep: keep,
+            reference: None,
         })
     }
 
@@ -628,6 +629,7 @@ impl Plan {
                     })),
                     build: None,
                     _keep: Keep::Nothing,
+                    reference: None,
                 }
             }
             Plan::Reference { timeout } => Prepared::reference(*timeout),
@@ -642,6 +644,7 @@ impl Plan {
                 },
                 build: None,
                 _keep: Keep::Nothing,
+                reference: None,
             },
         }
     }
@@ -670,6 +673,7 @@ impl Plan {
             },
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         })
     }
 }
@@ -763,6 +767,18 @@ pub struct Prepared {
     /// The memory check of its runs (`--memcheck`), for the leak item.
     memcheck: Option<Memcheck>,
     _keep: Keep,
+    /// Set when its answers are the expected ones (`run`): see [`Prepared::as_reference`].
+    reference: Option<Reference>,
+}
+
+/// A subject whose answers are the expected ones: who it is, in the words
+/// of a staff error, and who its snapshots say wrote them.
+#[derive(Clone, Debug)]
+struct Reference {
+    /// `the reference engine`, `the reference upload ref/`.
+    who: String,
+    recorder: Option<RecordedBy>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -777,11 +793,16 @@ impl std::fmt::Debug for Prepared {
 
 impl Prepared {
     /// The notes a report of a run on it opens with: what the build said,
-    /// where it came from ([`BuildRecord::note`]), then the memory check.
+    /// where it came from ([`BuildRecord::note`]), the memory check, then
+    /// the reference its answers come from (`run` with the course's program).
     pub fn report_notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
         notes.extend(self.build.as_ref().and_then(BuildRecord::note));
         notes.extend(self.memcheck_note());
+        notes.extend(
+            self.recorder()
+                .map(|by| format!("answers from the reference: {by}")),
+        );
         notes
     }
 
@@ -815,7 +836,35 @@ impl Prepared {
             run: Run::Reference(timeout),
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         }
+        .as_reference("the reference engine".into(), None, timeout)
+    }
+
+    /// This subject as the reference of a run (`run`): its answers are the
+    /// expected ones, so a step it cannot answer (a timeout after
+    /// `timeout`, a crash, a malformed answer) is the staff's input error
+    /// naming it as `who` (exit 2), never a failure, and nothing is
+    /// written for that scenario; the snapshots it writes say `recorder`
+    /// wrote them (`None`: the built-in engine, which says nothing).
+    pub fn as_reference(
+        mut self,
+        who: String,
+        recorder: Option<RecordedBy>,
+        timeout: Duration,
+    ) -> Prepared {
+        self.reference = Some(Reference {
+            who,
+            recorder,
+            timeout,
+        });
+        self
+    }
+
+    /// Who the snapshots it writes say wrote them, when it is a course's
+    /// reference program (`None`: a student's, or the built-in engine).
+    pub fn recorder(&self) -> Option<&RecordedBy> {
+        self.reference.as_ref()?.recorder.as_ref()
     }
 
     /// A subject given directly (the library's callers and tests).
@@ -830,6 +879,7 @@ impl Prepared {
             run: Run::Subjects(Arc::new(make)),
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         }
     }
 
@@ -896,7 +946,32 @@ impl Prepared {
     /// Runs `found` in discovery order on `jobs` workers, judging against
     /// `store`; `on_result` sees each result as it completes, in order.
     /// With `fail_fast`, no scenario starts after the first failure.
+    /// A reference's results are read as the staff's
+    /// ([`Prepared::as_reference`]).
     pub fn run(
+        &self,
+        found: &[Found],
+        jobs: usize,
+        store: &SnapshotStore,
+        mode: SnapshotMode,
+        fail_fast: bool,
+        mut on_result: impl FnMut(&ScenarioResult),
+    ) -> Vec<ScenarioResult> {
+        let Some(reference) = &self.reference else {
+            return self.run_each(found, jobs, store, mode, fail_fast, on_result);
+        };
+        let secs = reference.timeout.as_secs_f64();
+        let as_staff = |r: ScenarioResult| runner::as_reference_result(r, &reference.who, secs);
+        self.run_each(found, jobs, store, mode, fail_fast, |r| {
+            on_result(&as_staff(r.clone()))
+        })
+        .into_iter()
+        .map(as_staff)
+        .collect()
+    }
+
+    /// Runs `found` as [`Prepared::run`] does, each result as it came.
+    fn run_each(
         &self,
         found: &[Found],
         jobs: usize,
@@ -926,13 +1001,7 @@ impl Prepared {
                 let timeout = *timeout;
                 let make =
                     move || Box::new(EngineSubject::with_timeout(timeout)) as Box<dyn Subject>;
-                let secs = timeout.as_secs_f64();
-                runner::run_all_until(found, jobs, &make, store, mode, fail_fast, |r| {
-                    on_result(&runner::as_reference_result(r.clone(), secs))
-                })
-                .into_iter()
-                .map(|r| runner::as_reference_result(r, secs))
-                .collect()
+                runner::run_all_until(found, jobs, &make, store, mode, fail_fast, on_result)
             }
             Run::Console { grader, program } => runner::run_pool(
                 found,

@@ -282,9 +282,11 @@ mod tests {
                     elapsed_secs: 0.0,
                     boards: vec![],
                     memory: None,
+                    changes: Vec::new(),
                 })
                 .collect(),
             run: None,
+            changes: Default::default(),
         }
     }
 

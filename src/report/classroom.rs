@@ -270,6 +270,7 @@ pub(crate) mod tests {
             elapsed_secs: 0.0425,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -283,6 +284,7 @@ pub(crate) mod tests {
             compile_error: None,
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 

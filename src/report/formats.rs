@@ -286,6 +286,7 @@ mod tests {
             elapsed_secs: 0.25,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         };
         Report {
             chessgrade_report: REPORT_VERSION,
@@ -299,6 +300,7 @@ mod tests {
                 rec("a/y.txt", Status::Fail, Some(7)),
             ],
             run: None,
+            changes: Default::default(),
         }
     }
 

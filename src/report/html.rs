@@ -438,6 +438,7 @@ mod tests {
                 vec![]
             },
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -452,6 +453,7 @@ mod tests {
             compile_error: None,
             scenarios: vec![rec("a/x.txt", Status::Pass), rec("a/y.txt", st)],
             run: None,
+            changes: Default::default(),
         };
         let h = page(
             "class <1>",
@@ -496,6 +498,7 @@ mod tests {
                 r
             }],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass\">✓ 0/0</td>"), "{h}");
@@ -530,6 +533,7 @@ mod tests {
             compile_error: None,
             scenarios: vec![leaked],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass noted\""), "{h}");
@@ -547,6 +551,7 @@ mod tests {
             elapsed_secs: 0.0,
             notes: vec!["left out main.cc: it defines its own main()".into()],
             compile_error: None,
+            changes: Default::default(),
             scenarios,
             run: None,
         }

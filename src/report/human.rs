@@ -8,8 +8,10 @@ use super::diagram::{Diagram, Style, failure_diagrams};
 use super::model::cause;
 use super::paint::{Ink, Palette};
 use super::sanitize::terminal;
-use crate::compare::{Detail, Mismatch};
-use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
+use crate::compare::{Detail, Mismatch, Tally};
+use crate::runner::{
+    Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict, Written,
+};
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -113,8 +115,11 @@ impl<W: Write> HumanReporter<W> {
     fn scenario_verdict(&mut self, r: &ScenarioResult) -> io::Result<()> {
         let label = match &r.verdict {
             Verdict::Pass => self.paint("PASS", Ink::GOOD),
-            Verdict::Updated { was_new: true, .. } => self.paint(" NEW", Ink::NEWS),
-            Verdict::Updated { was_new: false, .. } => self.paint("UPDT", Ink::NEWS),
+            Verdict::Updated {
+                written: Written::New,
+                ..
+            } => self.paint(" NEW", Ink::NEWS),
+            Verdict::Updated { .. } => self.paint("UPDT", Ink::NEWS),
             Verdict::InputError(_) => self.paint(" ERR", Ink::BAD),
             Verdict::Fail(_) | Verdict::NoSnapshot => self.paint("FAIL", Ink::BAD),
         };
@@ -135,9 +140,23 @@ impl<W: Write> HumanReporter<W> {
                 self.out,
                 "      no snapshot yet: run with --update (then `cargo insta review`) or --accept"
             ),
-            Verdict::Updated { path, .. } => {
+            Verdict::Updated { path, written } => {
                 let path = path.display().to_string();
-                writeln!(self.out, "      wrote {}", terminal(&path))
+                writeln!(self.out, "      wrote {}", terminal(&path))?;
+                if let Written::Changed(steps) = written {
+                    const SHOWN: usize = 6;
+                    for step in steps.iter().take(SHOWN) {
+                        writeln!(self.out, "      {}", terminal(&step.to_string()))?;
+                    }
+                    if steps.len() > SHOWN {
+                        writeln!(
+                            self.out,
+                            "      … and {} more changed steps",
+                            steps.len() - SHOWN
+                        )?;
+                    }
+                }
+                Ok(())
             }
             Verdict::InputError(diag) => self.indented(&diag.to_string(), "      "),
         }
@@ -449,6 +468,33 @@ impl<W: Write> HumanReporter<W> {
     fn indented(&mut self, text: &str, indent: &str) -> io::Result<()> {
         for line in text.lines() {
             writeln!(self.out, "{indent}{}", terminal(line))?;
+        }
+        Ok(())
+    }
+
+    /// How many written snapshots changed, by what changed (a move now
+    /// valid, a scan's squares, ...), so staff know what a rule change
+    /// touched before reviewing; nothing when none was written over an
+    /// old one.
+    pub fn changes(&mut self, t: &Tally) -> io::Result<()> {
+        if t.changed == 0 {
+            return Ok(());
+        }
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let new = match t.new {
+            0 => String::new(),
+            n => format!(" (and {n} new)"),
+        };
+        let title = self.paint("changed snapshots", Ink::NEWS);
+        writeln!(self.out, "\n{title}: {}{new}, by what changed:", t.changed)?;
+        for g in &t.groups {
+            writeln!(
+                self.out,
+                "  {:<28} {:<14} {}",
+                g.group.words(),
+                count(g.scenarios, "scenario"),
+                count(g.steps, "step")
+            )?;
         }
         Ok(())
     }

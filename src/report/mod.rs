@@ -21,7 +21,7 @@ pub use class::{ClassIdentity, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
-    MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status,
-    Totals, cause, compile_error_note,
+    ChangeRecord, MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity,
+    ScenarioRecord, Status, Totals, cause, compile_error_note,
 };
 pub use paint::{ColorChoice, Ink, Palette};

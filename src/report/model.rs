@@ -13,6 +13,7 @@
 
 use super::HumanReporter;
 use super::diagram::{Diagram, failure_diagrams};
+use crate::compare::{ChangeGroup, Tally};
 use crate::memcheck::Findings;
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,10 @@ pub struct Report {
     /// Which run this report (or slice) is part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunIdentity>,
+    /// The snapshots written (`run --update`), counted by what changed
+    /// (each scenario's steps are in its `changes`).
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub changes: Tally,
 }
 
 /// What makes slices "of one run": the scenarios selected before the run
@@ -112,6 +117,38 @@ pub struct ScenarioRecord {
     /// number of errors, the leaks; present on every checked scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Findings>,
+    /// A rewritten snapshot's changed steps (`run --update`; empty for a
+    /// new one, and for any other result).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeRecord>,
+}
+
+/// One step whose answer a rewritten snapshot changed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ChangeRecord {
+    /// The scenario line (`None`: the trace's `DIMS` or `END`).
+    pub line: Option<u32>,
+    /// The step as the trace writes it.
+    pub step: String,
+    /// What kind of change: move_now_valid, move_now_refused,
+    /// refusal_reason, scan_squares, game_end, board, score, count, steps,
+    /// other.
+    pub kind: ChangeGroup,
+    /// What changed, in words.
+    pub what: String,
+}
+
+impl ScenarioRecord {
+    /// The tally of `records`' written snapshots: a new one (no changes)
+    /// or the kinds of its changed steps.
+    fn tally(records: &[ScenarioRecord]) -> Tally {
+        Tally::of(
+            records
+                .iter()
+                .filter(|r| r.status == Status::Updated)
+                .map(|r| (!r.changes.is_empty()).then(|| r.changes.iter().map(|c| c.kind))),
+        )
+    }
 }
 
 impl ScenarioRecord {
@@ -189,6 +226,8 @@ impl Report {
         notes: Vec<String>,
         results: &[ScenarioResult],
     ) -> Report {
+        let scenarios: Vec<ScenarioRecord> =
+            results.iter().map(ScenarioRecord::from_result).collect();
         Report {
             chessgrade_report: REPORT_VERSION,
             subject: subject.into(),
@@ -196,7 +235,8 @@ impl Report {
             elapsed_secs,
             notes,
             compile_error: None,
-            scenarios: results.iter().map(ScenarioRecord::from_result).collect(),
+            changes: ScenarioRecord::tally(&scenarios),
+            scenarios,
             run: None,
         }
     }
@@ -296,6 +336,7 @@ impl Report {
             compile_error: reports.iter().find_map(|(_, r)| r.compile_error.clone()),
             scenarios: Vec::new(),
             run: Some(identity.clone()),
+            changes: Tally::default(),
         };
         let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
         // The memory check's leak item is each slice's own: one item for
@@ -335,6 +376,7 @@ impl Report {
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
         merged.scenarios.extend(leak_item);
+        merged.changes = ScenarioRecord::tally(&merged.scenarios);
         Ok(merged)
     }
 }
@@ -629,6 +671,17 @@ impl ScenarioRecord {
                 _ => Vec::new(),
             },
             memory: r.memory.clone(),
+            changes: r
+                .changes()
+                .unwrap_or_default()
+                .iter()
+                .map(|c| ChangeRecord {
+                    line: c.line,
+                    step: c.step.clone(),
+                    kind: c.kind.group(),
+                    what: c.kind.to_string(),
+                })
+                .collect(),
         }
     }
 }
@@ -661,6 +714,7 @@ mod tests {
             elapsed_secs: 0.5,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -675,6 +729,7 @@ mod tests {
             compile_error: None,
             scenarios,
             run: Some(RunIdentity::of(&["d.txt", "a.txt", "b.txt"])),
+            changes: Tally::default(),
         };
         (format!("s{k}.json"), r)
     }
@@ -795,6 +850,58 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn the_tally_of_written_snapshots_is_the_records_own_and_merges_whole() {
+        let change = |line, kind| ChangeRecord {
+            line: Some(line),
+            step: "isValidScan".into(),
+            kind,
+            what: String::new(),
+        };
+        let mut reports = both();
+        // Slice 1: b.txt changed (two scan steps), d.txt new; slice 2: a.txt
+        // changed (a scan and a board).
+        reports[0].1.scenarios[0].status = Status::Updated;
+        reports[0].1.scenarios[0].changes = vec![
+            change(5, ChangeGroup::ScanSquares),
+            change(6, ChangeGroup::ScanSquares),
+        ];
+        reports[0].1.scenarios[1].status = Status::Updated;
+        reports[1].1.scenarios[0].status = Status::Updated;
+        reports[1].1.scenarios[0].changes = vec![
+            change(7, ChangeGroup::ScanSquares),
+            change(8, ChangeGroup::Board),
+        ];
+        let slice = &reports[0].1;
+        assert_eq!(
+            ScenarioRecord::tally(&slice.scenarios),
+            Tally::of([Some(vec![ChangeGroup::ScanSquares; 2]), None])
+        );
+        let merged = Report::merge(reports).unwrap();
+        let counts: Vec<(ChangeGroup, usize, usize)> = merged
+            .changes
+            .groups
+            .iter()
+            .map(|g| (g.group, g.scenarios, g.steps))
+            .collect();
+        assert_eq!((merged.changes.new, merged.changes.changed), (1, 2));
+        assert_eq!(
+            counts,
+            [(ChangeGroup::ScanSquares, 2, 3), (ChangeGroup::Board, 1, 1)]
+        );
+        // In the JSON only when something was written.
+        let text = serde_json::to_string(&merged).unwrap();
+        assert!(
+            text.contains("\"changes\":{\"new\":1,\"changed\":2"),
+            "{text}"
+        );
+        assert!(
+            !serde_json::to_string(&both()[0].1)
+                .unwrap()
+                .contains("changes")
+        );
     }
 
     #[test]

@@ -222,6 +222,7 @@ mod tests {
             elapsed_secs: 0.25,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -235,6 +236,7 @@ mod tests {
             compile_error: None,
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 

@@ -6,9 +6,9 @@
 
 use super::{
     Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, StepFailure, Verdict,
-    execute,
+    Written, execute,
 };
-use crate::compare::{Detail, compare};
+use crate::compare::{Detail, changes, compare};
 use crate::engine::{Board, BoardText};
 use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
@@ -94,7 +94,11 @@ fn judge_trace(
         return Verdict::Pass;
     }
     if subject_failure.is_none() && memory_error.is_none() && mode != SnapshotMode::Check {
-        return write_snapshot(found, store, mode, &actual, expected.is_none());
+        let written = match &expected {
+            None => Written::New,
+            Some(old) => Written::Changed(changes(&old.body, &actual)),
+        };
+        return write_snapshot(found, store, mode, &actual, written);
     }
     // Asked only now: a failure's report shows it, and a fork server's
     // child need not be waited for when the scenario passed.
@@ -300,11 +304,18 @@ impl FoundWrong {
     }
 }
 
-/// A result of the reference engine as staff should read it: a step the
-/// engine could not finish (over `--timeout`: a deep perft) is the
-/// scenario's problem, not a wrong answer, so the result becomes an input
-/// error located at that step (exit 2), and the batch goes on.
-pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> ScenarioResult {
+/// A result of a reference (the built-in engine, or the course's own
+/// program recording snapshots) as staff should read it: a step the
+/// reference could not finish (over `--timeout`: a deep perft) or answer
+/// (a crash, a malformed answer) is the staff's problem, not a wrong
+/// answer, so the result becomes an input error located at that step and
+/// naming the reference as `who` (exit 2; nothing is written for it), and
+/// the batch goes on.
+pub fn as_reference_result(
+    mut result: ScenarioResult,
+    who: &str,
+    timeout_secs: f64,
+) -> ScenarioResult {
     let Verdict::Fail(failure) = &result.verdict else {
         return result;
     };
@@ -313,9 +324,9 @@ pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> Sce
     };
     let message = match error {
         SubjectError::Timeout => format!(
-            "the reference engine did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
+            "{who} did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
         ),
-        other => format!("the reference engine could not run this step: {other}"),
+        other => format!("{who} could not run this step: {other}"),
     };
     let diag = match failure.line {
         Some(line) => Diagnostic::at(
@@ -336,16 +347,16 @@ fn write_snapshot(
     store: &SnapshotStore,
     mode: SnapshotMode,
     actual: &str,
-    was_new: bool,
+    written: Written,
 ) -> Verdict {
     let input = found.path.strip_prefix(".").unwrap_or(&found.path);
-    let snap = Snapshot::new(input, actual);
-    let written = match mode {
+    let snap = Snapshot::new(input, actual).recorded_by(store.recorder());
+    let saved = match mode {
         SnapshotMode::Accept => store.accept(&found.rel, &snap),
         _ => store.propose(&found.rel, &snap),
     };
-    match written {
-        Ok(path) => Verdict::Updated { path, was_new },
+    match saved {
+        Ok(path) => Verdict::Updated { path, written },
         Err(e) => Verdict::InputError(Diagnostic::file(
             &store.path_for(&found.rel),
             format!("cannot write snapshot: {e}"),

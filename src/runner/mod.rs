@@ -20,7 +20,7 @@ pub use partition::Partition;
 pub use pool::{run_all, run_all_until, run_pool};
 pub use select::{Selection, name_of};
 
-use crate::compare::Mismatch;
+use crate::compare::{Mismatch, StepChange, Tally};
 use crate::engine::{BoardText, RuleSetId};
 use crate::memcheck::{Findings, MemoryError, Tool};
 use crate::scenario::{Diagnostic, Visibility};
@@ -65,6 +65,18 @@ impl ScenarioResult {
         }
     }
 
+    /// What its snapshot's rewrite changed, when one was written over an
+    /// old one.
+    pub fn changes(&self) -> Option<&[StepChange]> {
+        match &self.verdict {
+            Verdict::Updated {
+                written: Written::Changed(steps),
+                ..
+            } => Some(steps),
+            _ => None,
+        }
+    }
+
     /// Whether this result counts against the run (a failure, a missing
     /// snapshot, unreadable input): what `--fail-fast` stops on.
     pub fn is_failure(&self) -> bool {
@@ -85,10 +97,31 @@ pub enum Verdict {
     /// A snapshot was written (new, or replacing a different one).
     Updated {
         path: PathBuf,
-        was_new: bool,
+        written: Written,
     },
     /// The scenario (or its snapshot) could not be read.
     InputError(Diagnostic),
+}
+
+/// What a written snapshot is: the scenario's first, or a change of the
+/// one it had (each step whose answer changed, in scenario order: never
+/// empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    New,
+    Changed(Vec<StepChange>),
+}
+
+/// The changes of a run's written snapshots, counted by kind (what `run
+/// --update` prints after a rule change).
+pub fn tally(results: &[ScenarioResult]) -> Tally {
+    Tally::of(results.iter().filter_map(|r| match &r.verdict {
+        Verdict::Updated { written, .. } => Some(match written {
+            Written::New => None,
+            Written::Changed(steps) => Some(steps.iter().map(|s| s.kind.group())),
+        }),
+        _ => None,
+    }))
 }
 
 /// The first thing that went wrong in a scenario, with what a reader

@@ -322,6 +322,15 @@ const PLANS: &[(&str, &str, Plan)] = &[
         Plan::Readme,
     ),
     (
+        GRADING,
+        "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots course-snapshots",
+        Plan::Skip(
+            "reference::recorded_from_the_correct_lab3_upload_the_snapshots_are_the_courses_answers \
+             records course-snapshots/ from lab3-correct as docs/grading.md does, then runs this command \
+             (the mutant as its engine built once per run) and checks the 39 configs its EXPECT lists",
+        ),
+    ),
+    (
         SUBMISSIONS,
         "chessgrade grade --submission student42/ ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected",
         Plan::Test("readme_student42_on_the_course_corpus"),
@@ -625,6 +634,17 @@ chessgrade grade --c   # a comment
     assert!(!grades("xchessgrade grade x"));
 }
 
+/// The one grading command of `doc` that starts with `start` (for a test
+/// of another module that runs it; its plan says which).
+pub(crate) fn grading_command(doc: &str, start: &str) -> String {
+    let found: Vec<DocLine> = grading_commands()
+        .into_iter()
+        .filter(|c| c.doc == doc && c.text.starts_with(start))
+        .collect();
+    assert_eq!(found.len(), 1, "{doc}: `{start}...`: {found:?}");
+    found[0].text.clone()
+}
+
 /// The grading command `text` of `doc`, checked to be there and planned
 /// for a test of this module.
 fn doc_command(doc: &str, text: &str) -> String {
@@ -716,19 +736,19 @@ const ENGINE_VARIABLES: [&str; 9] = [
 ];
 
 /// A course folder (see the module's doc).
-struct Course {
+pub(crate) struct Course {
     tmp: tempfile::TempDir,
 }
 
 impl Course {
     /// With the project's whole `scenarios/`.
-    fn new() -> Course {
+    pub(crate) fn new() -> Course {
         Course::with_scenarios(&[])
     }
 
     /// With `scenarios/` holding copies of the project's `scenarios/<f>`
     /// for each `f` of `only` (all of them when empty).
-    fn with_scenarios(only: &[&str]) -> Course {
+    pub(crate) fn with_scenarios(only: &[&str]) -> Course {
         let tmp = tempfile::tempdir().unwrap();
         let course = tmp.path().join("course");
         std::fs::create_dir_all(course.join("target")).unwrap();
@@ -753,11 +773,11 @@ impl Course {
     }
 
     /// The course folder, where the commands run.
-    fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         self.tmp.path().join("course")
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir().join(rel)
     }
 
@@ -774,6 +794,14 @@ impl Course {
         }
     }
 
+    /// `snapshots/` as a copy of the project's, which the course's commands
+    /// may then write in (instead of a link to the project's own).
+    pub(crate) fn own_snapshots(&self) {
+        let snapshots = self.path("snapshots");
+        std::fs::remove_file(&snapshots).unwrap();
+        copy_dir(&root().join("snapshots"), &snapshots);
+    }
+
     /// Copies the upload `fixture` to `<course>/<to>`.
     fn upload(&self, fixture: &Path, to: &str) {
         copy_dir(fixture, &self.path(to));
@@ -786,7 +814,7 @@ impl Course {
     }
 
     /// `script` run by bash in the course folder.
-    fn bash(&self, script: &str) -> Output {
+    pub(crate) fn bash(&self, script: &str) -> Output {
         // The run's build cache, which every test shares: an upload another
         // test built is not built again (an excerpt comes from a first run;
         // the matcher takes `from the build cache` where it shows a compile
@@ -823,7 +851,7 @@ impl Course {
     }
 
     /// `script` run, its exit code wanted.
-    fn run(&self, script: &str, code: i32) -> String {
+    pub(crate) fn run(&self, script: &str, code: i32) -> String {
         let out = self.bash(script);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
@@ -843,7 +871,7 @@ impl Course {
         out
     }
 
-    fn json(&self, rel: &str) -> Value {
+    pub(crate) fn json(&self, rel: &str) -> Value {
         let path = self.path(rel);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -584,7 +584,7 @@ fn a_bad_rule_file_or_a_size_its_start_does_not_have_is_a_staff_error() {
 fn the_chapters_gen_excerpts_are_real_runs() {
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(root().join("scenarios"), dir.path().join("scenarios")).unwrap();
-    let excerpts: Vec<_> = crate::readme::all_excerpts("docs/gen.md")
+    let excerpts: Vec<_> = crate::readme::every_excerpt("docs/gen.md")
         .into_iter()
         .filter(|(cmd, _)| cmd.starts_with("chessgrade gen ") || cmd.starts_with("chessgrade run "))
         .collect();

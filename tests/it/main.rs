@@ -30,6 +30,7 @@ mod papercuts;
 mod perft;
 mod protocol;
 mod readme;
+mod reference;
 mod rules;
 mod scenarios;
 mod select;

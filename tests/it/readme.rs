@@ -9,16 +9,15 @@ use std::process::Command;
 
 /// `(command, expected lines)` for each excerpt worth rerunning here.
 fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
-    all_excerpts(doc)
+    every_excerpt(doc)
         .into_iter()
         .filter(|(cmd, _)| rerunnable(cmd))
         .collect()
 }
 
-/// `(command, expected lines)` for each `$ ` command of a fenced block of
-/// `doc` (the commands that write files, such as `gen`, are rerun by their
-/// own module in a temporary folder).
-pub(crate) fn all_excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
+/// `(command, expected lines)` for each `$ ` line of `doc`'s fenced blocks
+/// (the command after the prompt, the lines under it).
+pub(crate) fn every_excerpt(doc: &str) -> Vec<(String, Vec<String>)> {
     let text = std::fs::read_to_string(root().join(doc)).unwrap();
     let mut out = Vec::new();
     let mut in_block = false;
