@@ -212,6 +212,13 @@ const COURSE_CLASSES: &str = "docs/course-classes.md";
 /// Every grading command of the docs, by (doc, text).
 const PLANS: &[(&str, &str, Plan)] = &[
     (
+        "docs/course-rules.md",
+        "chessgrade grade --class class/ scenarios/lab3/pawns -q",
+        Plan::Skip(
+            "rules::the_chapter_s_rule_change_runs_as_it_shows runs the chapter's whole walkthrough, this class of last term's fixtures under the course's new rules included, and checks the lines it shows",
+        ),
+    ),
+    (
         README,
         "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
         Plan::Test("gradescope_package_end_to_end"),
