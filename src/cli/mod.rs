@@ -365,6 +365,10 @@ Exit codes: 0 written; 2 bad flags, unreadable scenarios or a zip that cannot be
         /// Console uploads: the course's starter files copied over each upload before building.
         #[arg(long, value_name = "DIR")]
         overlay: Option<PathBuf>,
+        /// A course's own C++ classes: its hook file, packaged with the course's headers
+        /// beside it (docs/course-classes.md).
+        #[arg(long, value_name = "FILE", conflicts_with = "overlay")]
+        adapter: Option<PathBuf>,
         /// The zip to write (replaced whole, never left half written).
         #[arg(long, short, value_name = "FILE")]
         output: PathBuf,
@@ -503,12 +507,14 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             scenarios,
             snapshot,
             overlay,
+            adapter,
             output,
             flags,
         }) => package::gradescope(&package::GradescopeArgs {
             scenarios: package::scenario_paths(paths, scenarios),
             snapshot,
             overlay,
+            adapter,
             output,
             flags,
         })?,

@@ -15,6 +15,7 @@ pub struct GradescopeArgs {
     pub scenarios: Vec<PathBuf>,
     pub snapshot: SnapshotArgs,
     pub overlay: Option<PathBuf>,
+    pub adapter: Option<PathBuf>,
     pub output: PathBuf,
     pub flags: Vec<String>,
 }
@@ -41,6 +42,7 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         root: a.snapshot.root.clone(),
         snapshots: a.snapshot.snapshots.clone(),
         overlay: a.overlay.clone(),
+        adapter: a.adapter.clone(),
         rules: a.snapshot.rules.clone(),
         flags: a.flags.clone(),
         binary,
@@ -63,7 +65,7 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
     }
     let packed = spec.write(&a.output)?;
     outln!(
-        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}{}",
+        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}{}{}",
         a.output.display(),
         packed.scenarios,
         packed.snapshots,
@@ -74,6 +76,10 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         match packed.overlay_files {
             0 => String::new(),
             n => format!(", {n} overlay files"),
+        },
+        match packed.adapter_files {
+            0 => String::new(),
+            n => format!(", the hook file and {} course headers", n - 1),
         }
     );
     outln!("run_autograder runs: {}", packed.command);

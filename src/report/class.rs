@@ -266,6 +266,7 @@ mod tests {
                 .map(|(i, c)| ScenarioRecord {
                     name: format!("s{i}.txt"),
                     path: String::new(),
+                    rules: None,
                     points: 2,
                     earned: if c.is_none() { 2 } else { 0 },
                     visibility: "visible".into(),

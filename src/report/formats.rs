@@ -274,6 +274,7 @@ mod tests {
         let rec = |name: &str, status, line| ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points: 2,
             earned: if status == Status::Pass { 2 } else { 0 },
             visibility: "hidden".into(),

@@ -411,6 +411,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: name.into(),
+            rules: None,
             points: 1,
             earned: u32::from(!fail),
             visibility: "visible".into(),

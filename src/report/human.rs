@@ -133,6 +133,14 @@ impl<W: Write> HumanReporter<W> {
         } else {
             writeln!(self.out, "{label} {points} {name}")?;
         }
+        // A failure under a course's own rules says which: the answers
+        // it is judged by are those rules'.
+        let own_rules = r
+            .rules
+            .filter(|n| n.parse::<crate::engine::RuleSetId>().is_err());
+        if let (Some(rules), Verdict::Fail(_) | Verdict::NoSnapshot) = (own_rules, &r.verdict) {
+            writeln!(self.out, "      under the rules `{}`", terminal(rules))?;
+        }
         match &r.verdict {
             Verdict::Pass => Ok(()),
             Verdict::Fail(f) => self.failure(f),
@@ -558,6 +566,7 @@ mod tests {
             })),
             elapsed: Duration::ZERO,
             memory: None,
+            rules: None,
         };
         let report = |palette| {
             let mut buf = Vec::new();

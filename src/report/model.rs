@@ -92,6 +92,10 @@ pub struct ScenarioRecord {
     pub name: String,
     /// The scenario file, as given to the run.
     pub path: String,
+    /// The name of the rules it ran under (a rule file's `name`; absent
+    /// when the scenario could not be read, and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     pub points: u32,
     pub earned: u32,
     /// Gradescope visibility: visible, hidden, after_due_date, after_published.
@@ -656,6 +660,7 @@ impl ScenarioRecord {
         ScenarioRecord {
             name: r.name.display().to_string(),
             path: r.path.display().to_string(),
+            rules: r.rules.map(str::to_string),
             points: r.points,
             earned: r.earned(),
             visibility: r.visibility.name().to_string(),
@@ -702,6 +707,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points,
             earned: if status == Status::Pass { points } else { 0 },
             visibility: "visible".into(),

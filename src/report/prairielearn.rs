@@ -201,6 +201,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points,
             earned: if status == Status::Pass { points } else { 0 },
             visibility: "visible".into(),

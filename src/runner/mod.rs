@@ -54,6 +54,9 @@ pub struct ScenarioResult {
     /// What a memory check found (`--memcheck`), whatever the verdict:
     /// every report shows it (a failing error is also the verdict).
     pub memory: Option<Findings>,
+    /// The name of the rule set the scenario ran under (a rule file's
+    /// `name`), which reports show; `None` when it could not be read.
+    pub rules: Option<&'static str>,
 }
 
 impl ScenarioResult {
@@ -329,13 +332,19 @@ pub fn run_one(
     mode: SnapshotMode,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let (points, visibility, (verdict, memory)) = match found.load() {
+    let (points, visibility, rules, (verdict, memory)) = match found.load() {
         Ok(s) => (
             s.points,
             s.directives.visibility,
+            Some(s.directives.rules.name),
             judge::judge(found, &s, subject, store, mode),
         ),
-        Err(diag) => (0, Visibility::Visible, (Verdict::InputError(diag), None)),
+        Err(diag) => (
+            0,
+            Visibility::Visible,
+            None,
+            (Verdict::InputError(diag), None),
+        ),
     };
     ScenarioResult {
         path: found.path.clone(),
@@ -345,16 +354,23 @@ pub fn run_one(
         verdict,
         elapsed: started.elapsed(),
         memory,
+        rules,
     }
 }
 
 /// The result for a scenario that could not even start because the whole
 /// submission failed (e.g. it did not compile).
 pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
-    let (points, visibility) = found
+    let (points, visibility, rules) = found
         .load()
-        .map(|s| (s.points, s.directives.visibility))
-        .unwrap_or((0, Visibility::Visible));
+        .map(|s| {
+            (
+                s.points,
+                s.directives.visibility,
+                Some(s.directives.rules.name),
+            )
+        })
+        .unwrap_or((0, Visibility::Visible, None));
     ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
@@ -369,6 +385,7 @@ pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
         })),
         elapsed: Duration::ZERO,
         memory: None,
+        rules,
     }
 }
 

@@ -541,6 +541,19 @@ const PLANS: &[(&str, &str, Plan)] = &[
         Plan::Readme,
     ),
     (
+        COURSE_CLASSES,
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc -o autograder.zip",
+        Plan::Test("course_classes_packaged_for_gradescope"),
+    ),
+    (
+        COURSE_CLASSES,
+        "run_autograder runs: ./chessgrade grade --submission \"$ROOT/submission\" scenarios --root scenarios --snapshots snapshots --adapter adapter/hooks.cc --format gradescope --output \"$ROOT/results/results.json\"",
+        Plan::Skip(
+            "a line of the output of the `chessgrade package` excerpt, not a command: \
+             course_classes_packaged_for_gradescope runs it from the zip",
+        ),
+    ),
+    (
         PERFORMANCE,
         "strace -f -c chessgrade grade $C --root $C --snapshots $E --jobs 1 --engine ./engine",
         Plan::Skip(
@@ -2102,6 +2115,52 @@ fn course_classes_mutant_made_by_the_tests() {
     let out = c.run_doc(COURSE_CLASSES, &cmd, "", 1);
     assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
     assert!(out.contains("first mismatch at line 9: undo"), "{out}");
+}
+
+/// The hook file and the course's headers go into the autograder: the
+/// packaged `run_autograder` grades a 004 upload as `grade --adapter`
+/// does, the correct one every point, the mutant whose undo of a castle
+/// leaves the rook short of exactly the scenario that undoes castles.
+#[test]
+fn course_classes_packaged_for_gradescope() {
+    let c = Course::new();
+    let cmd = doc_command(
+        COURSE_CLASSES,
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc -o autograder.zip",
+    );
+    c.run_doc(COURSE_CLASSES, &cmd, "", 0);
+    let correct = run_packaged(
+        &c,
+        "autograder.zip",
+        "correct",
+        &design004_upload("design004-correct"),
+    );
+    let tests = &correct["tests"];
+    let all = tests.as_array().unwrap().len();
+    assert!(all >= 30, "{correct}");
+    assert_eq!(correct["score"], all as f64, "{}", correct["output"]);
+    let mutant = run_packaged(
+        &c,
+        "autograder.zip",
+        "mutant",
+        &design004_upload("castle-undo-leaves-rook"),
+    );
+    // Short of the two scenarios that undo a castle (tests/it/kit.rs says
+    // where each mutant fails and why).
+    assert_eq!(mutant["score"], (all - 2) as f64);
+    assert_eq!(
+        short_of(&mutant["tests"], "status", Value::from("passed")),
+        [
+            "design004/history-redo-any-move-behaves-correctly/redo_castle.txt",
+            "design004/history-undo-castle-puts-king-and-rook-back/both_castlings_undone.txt"
+        ]
+    );
+    // Not both: a hook file grades classes, an overlay a console program.
+    let out = c.run(
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc --overlay tests -o bad.zip 2>&1",
+        2,
+    );
+    assert!(out.contains("cannot be used with"), "{out}");
 }
 
 // ---------------------------------------------------------------------

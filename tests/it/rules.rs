@@ -48,6 +48,29 @@ fn a_folder_file_changes_its_family_below_it_and_the_snapshot_follows() {
         &["run", "--rules", "flag.toml", "scenarios/other"],
     );
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    // The failure names the rules it was judged under, as the JSON report
+    // does for every scenario.
+    let text = stdout(&out);
+    assert!(
+        text.contains("other/double.txt [")
+            && text.contains("s]\n      under the rules `lab3 without double steps`\n"),
+        "{text}"
+    );
+    let out = run(dir.path(), &["run", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<_> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["rules"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("course/pawns/double.txt", "lab3 without double steps"),
+            ("other/double.txt", "lab3")
+        ]
+    );
 }
 
 #[test]
