@@ -390,3 +390,30 @@ fn the_chapter_s_rule_change_runs_as_it_shows() {
         1,
     );
 }
+
+/// Issue 36: each built-in set, printed by `rules show` and read back as a
+/// rule file in its place, gives every bundled scenario's snapshot
+/// unchanged (the four files at once, each for its own family).
+#[test]
+fn the_built_in_sets_read_back_from_their_files_keep_every_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run".to_string(), "-q".to_string()];
+    for name in ["lab3", "standard", "cuhk", "jhu"] {
+        let out = run(dir.path(), &["rules", "show", name]);
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, stdout(&out)).unwrap();
+        args.extend(["--rules".to_string(), file.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&helpers::root(), &args);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let bundled = walkdir::WalkDir::new(helpers::root().join("scenarios"))
+        .into_iter()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("txt".as_ref()))
+        .count();
+    assert!(
+        text.contains(&format!("ok: {bundled} passed, 0 failed")),
+        "{text}"
+    );
+}
