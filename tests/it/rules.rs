@@ -405,7 +405,7 @@ fn the_built_in_sets_read_back_from_their_files_keep_every_snapshot() {
         args.extend(["--rules".to_string(), file.display().to_string()]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run(&helpers::root(), &args);
+    let out = run(helpers::root(), &args);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
     let bundled = walkdir::WalkDir::new(helpers::root().join("scenarios"))
