@@ -343,6 +343,22 @@ fn fsf_perft(
     Some((done.rsplit(' ').next()?.trim().parse().ok()?, secs))
 }
 
+/// The Fairy-Stockfish part of a line: its speed and ratio against
+/// chessgrade's `n` leaves in `t` seconds where it counts the same, what it
+/// counts where not, nothing where it is not installed (`None`).
+fn fsf_column(theirs: Option<Option<(u64, f64)>>, n: u64, t: f64) -> String {
+    match theirs {
+        Some(Some((fsf_n, fsf_t))) if fsf_n == n => format!(
+            " | Fairy-Stockfish (native) {:>6.1} M/s  ratio {:>5.2}x",
+            mps(n, fsf_t),
+            fsf_t / t
+        ),
+        Some(Some((fsf_n, _))) => format!(" | Fairy-Stockfish counts {fsf_n}: not compared"),
+        Some(None) => " | Fairy-Stockfish (native) failed on it".into(),
+        None => String::new(),
+    }
+}
+
 /// pyffish perft of each (variant, fen, depth), in one Python process;
 /// `Err` says why it could not run.
 fn pyffish_perft(jobs: &[(&str, &str, u32)]) -> Result<Vec<(u64, f64)>, String> {
@@ -412,23 +428,12 @@ fn other_sizes() {
             case.name,
             mps(n, t)
         );
-        match fsf
-            .as_deref()
-            .map(|bin| fsf_perft(bin, &variants, case.variant, case.fen, depth))
-        {
-            Some(Some((fsf_n, fsf_t))) if fsf_n == n => {
-                line += &format!(
-                    " | Fairy-Stockfish (native) {:>6.1} M/s  ratio {:>5.2}x",
-                    mps(n, fsf_t),
-                    fsf_t / t
-                )
-            }
-            Some(Some((fsf_n, _))) => {
-                line += &format!(" | Fairy-Stockfish counts {fsf_n}: not compared")
-            }
-            Some(None) => line += " | Fairy-Stockfish (native) failed on it",
-            None => {}
-        }
+        line += &fsf_column(
+            fsf.as_deref()
+                .map(|bin| fsf_perft(bin, &variants, case.variant, case.fen, depth)),
+            n,
+            t,
+        );
         if let Ok(results) = &pyffish {
             let (shallow, expected) = case.shallow;
             let [(small_n, small_t)] = best_of_wall([&|| pos.perft(shallow)]);
@@ -543,20 +548,7 @@ fn rule_files() {
                 depth,
             )
         });
-        match theirs {
-            Some(Some((fsf_n, fsf_t))) if fsf_n == n => {
-                line += &format!(
-                    " | Fairy-Stockfish (native) {:>6.1} M/s  ratio {:>5.2}x",
-                    mps(n, fsf_t),
-                    fsf_t / t
-                )
-            }
-            Some(Some((fsf_n, _))) => {
-                line += &format!(" | Fairy-Stockfish counts {fsf_n}: not compared")
-            }
-            Some(None) => line += " | Fairy-Stockfish (native) failed on it",
-            None => {}
-        }
+        line += &fsf_column(theirs, n, t);
         println!("{line}");
     }
 }

@@ -707,8 +707,9 @@ class Engine:
         if cmd == "BOARD":
             return [self.board_line()]
         if cmd == "SCAN" and t[1:] == ["VALID"]:
-            moves = pos.valid_moves()
-            return ["SCAN %d" % len(moves)] + ["%d %d %d %d" % (m[0] + m[1]) for m in moves]
+            # one line per (from, to): a promotion's roles are one pair
+            pairs = list(dict.fromkeys(m[0] + m[1] for m in pos.valid_moves()))
+            return ["SCAN %d" % len(pairs)] + ["%d %d %d %d" % p for p in pairs]
         if cmd == "SCAN" and t[1:] == ["THREAT"]:
             hits = [sq for sq in sorted(pos.board) if pos.attacked(sq, other(pos.board[sq][0]))]
             return ["SCAN %d" % len(hits)] + ["%d %d" % sq for sq in hits]

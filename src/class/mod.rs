@@ -100,6 +100,8 @@ pub struct Graded {
     pub member: Member,
     /// Notes from the build (files left out, ...).
     pub notes: Vec<String>,
+    /// The compiler's message, when the upload did not compile.
+    pub compile_error: Option<String>,
     pub results: Vec<ScenarioResult>,
     /// A staff-side problem (the build could not even start).
     pub staff_error: Option<String>,
@@ -120,6 +122,7 @@ impl Graded {
             notes,
             &self.results,
         )
+        .with_compile_error(self.compile_error.clone())
         .with_run(identity.clone())
     }
 }
@@ -171,9 +174,11 @@ pub fn grade_one(
 ) -> Graded {
     let started = Instant::now();
     let mut from_cache = false;
+    let mut compile_error = None;
     let (mut notes, results, staff_error) = match opts.plan.build(&m.dir) {
         Ok(prepared) => {
             from_cache = prepared.from_cache();
+            compile_error = prepared.compile_error().map(str::to_string);
             let mut results = prepared.run(found, jobs, store, opts.mode, false, |_| {});
             results.extend(prepared.leak_item(&results));
             // A scenario the grader could not grade (it ran short) is the
@@ -213,6 +218,7 @@ pub fn grade_one(
     Graded {
         member: m.clone(),
         notes,
+        compile_error,
         results,
         staff_error,
         from_cache,

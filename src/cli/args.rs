@@ -32,6 +32,11 @@ pub struct SubjectArgs {
     /// The engine's command after `--` (with --engine).
     #[arg(last = true, requires = "engine")]
     pub command: Vec<OsString>,
+    /// A course's own C++ classes: the hook file that calls them (docs/course-classes.md),
+    /// with the course's headers beside it. Every upload is compiled with it and the adapter
+    /// kit, and graded on any scenario its hooks serve.
+    #[arg(long, value_name = "FILE", conflicts_with = "engine")]
+    pub adapter: Option<PathBuf>,
     /// The C++ compiler for --submission.
     #[arg(long, default_value = "g++")]
     pub compiler: String,
@@ -268,7 +273,8 @@ impl InputArgs {
     }
 }
 
-/// The reference engine's limit for `run` and `trace`.
+/// The reference engine's limit for `trace`. (`run`, whose reference may be
+/// the course's own program, takes [`LimitArgs`].)
 #[derive(Args)]
 pub struct ReferenceArgs {
     /// Wall-clock seconds per scenario on the reference engine (perft and

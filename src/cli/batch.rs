@@ -152,6 +152,7 @@ pub fn run_and_report(
     terminal.bar.finish_and_clear();
     terminal.write(|r| r.recap(&outcome.results));
     terminal.write(|r| r.not_run(outcome.not_run));
+    terminal.write(|r| r.changes(&outcome.changes));
     terminal.write(|r| r.summary(&outcome.summary, outcome.elapsed));
     let mut terminal_error = terminal.error.take();
     let flush = terminal.on;

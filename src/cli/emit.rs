@@ -34,13 +34,7 @@ pub fn emit(
         Format::Github => formats::github(report, &mut buf)?,
         Format::Prairielearn => prairielearn::prairielearn(report, &mut buf)?,
         Format::Classroom => classroom::classroom(report, &mut buf)?,
-        Format::Html => buf.extend_from_slice(
-            html::page(
-                &format!("chessgrade: {}", report.subject),
-                std::slice::from_ref(report),
-            )
-            .as_bytes(),
-        ),
+        Format::Html => buf.extend_from_slice(html::student_page(report).as_bytes()),
         Format::Human => {
             let palette = if path.is_some() {
                 Palette::PLAIN
@@ -49,8 +43,8 @@ pub fn emit(
             };
             let mut r = HumanReporter::new(&mut buf).palette(palette);
             // As on the terminal: the notes (a compile error's whole
-            // message among them) above the scenarios that point to them.
-            for note in &report.notes {
+            // message last) above the scenarios that point to them.
+            for note in &report.told_notes() {
                 r.note(note)?;
             }
             for result in results {

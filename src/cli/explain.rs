@@ -6,8 +6,11 @@
 //! command). This file only prints the header lines and the rendering.
 
 use super::args::{ConsoleArgs, LimitArgs, SnapshotArgs, SubjectArgs};
+use super::emit::write_out;
 use super::grade;
-use chessgrade::explain::{RenderOptions, render, render_console};
+use chessgrade::explain::{
+    Heading, RenderOptions, render, render_console, render_console_html, render_html,
+};
 use chessgrade::grading::{
     self, Expected, One, Plan, StaffError, SubjectSpec, Walked, explain_one,
 };
@@ -26,7 +29,18 @@ pub struct ExplainArgs {
     pub line: Option<u32>,
     pub all: bool,
     pub ascii: bool,
+    pub format: ExplainFormat,
+    pub output: Option<PathBuf>,
     pub palette: Palette,
+}
+
+/// What `explain` writes (`--format`).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainFormat {
+    /// Text for the terminal, with board diagrams.
+    Human,
+    /// One self-contained HTML page, the boards as pictures.
+    Html,
 }
 
 pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
@@ -87,21 +101,56 @@ pub fn explain_cmd(a: &ExplainArgs) -> Result<u8, StaffError> {
             );
         }
     }
-    let rendered = match &walked {
-        Walked::Protocol { explanation, .. } => render(explanation, render_options(a)),
-        Walked::Console(e) => render_console(e, render_options(a)),
-        Walked::NotRun(_) => Ok(String::new()),
+    let options = render_options(a);
+    let rendered = match a.format {
+        ExplainFormat::Human => match &walked {
+            Walked::Protocol { explanation, .. } => render(explanation, options),
+            Walked::Console(e) => render_console(e, options),
+            Walked::NotRun(_) => Ok(String::new()),
+        }
+        .map(|walk| out + &walk),
+        ExplainFormat::Html => {
+            let intro: Vec<String> = out
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect();
+            let title = format!("explain: {}", a.scenario.display());
+            let heading = Heading {
+                title: &title,
+                intro: &intro,
+            };
+            match &walked {
+                Walked::Protocol { explanation, .. } => render_html(explanation, &heading, options),
+                Walked::Console(e) => render_console_html(e, &heading, options),
+                Walked::NotRun(_) => Ok(String::new()),
+            }
+        }
     }
     .map_err(|msg| StaffError::Scenario(format!("{}: {msg}", a.scenario.display())))?;
-    out += &rendered;
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    match &a.output {
+        Some(path) => {
+            write_out(Some(path), rendered.as_bytes()).map_err(|error| StaffError::Output {
+                target: path.display().to_string(),
+                error,
+            })?
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(rendered.as_bytes());
+        }
+    }
     Ok(walked.exit_code())
 }
 
 fn render_options(a: &ExplainArgs) -> RenderOptions {
     RenderOptions {
         style: Style {
-            palette: a.palette,
+            // A file is plain, as every report file is.
+            palette: if a.output.is_some() {
+                Palette::PLAIN
+            } else {
+                a.palette
+            },
             unicode: !a.ascii && locale_is_utf8(),
             width: terminal_width(),
             ..Style::default()

@@ -2,7 +2,7 @@
 //! and the coverage summary) and print the summary.
 
 use chessgrade::domain::Dims;
-use chessgrade::engine::RuleSetId;
+use chessgrade::engine::RuleSet;
 use chessgrade::r#gen::{self as suite_gen, GenOptions, Mix};
 use std::path::Path;
 
@@ -21,7 +21,7 @@ pub fn parse_size(s: &str) -> Result<Dims, String> {
 
 #[allow(clippy::too_many_arguments)]
 pub fn run(
-    rules: RuleSetId,
+    rules: RuleSet,
     count: usize,
     seed: u64,
     size: Option<Dims>,
@@ -36,24 +36,25 @@ pub fn run(
         mix,
         ..GenOptions::new(rules, count, seed)
     };
-    let suite = match suite_gen::generate(&opts).and_then(|s| s.write(out, force).map(|()| s)) {
-        Ok(s) => s,
+    let written = suite_gen::generate(&opts).and_then(|s| s.write(out, force).map(|w| (s, w)));
+    let (suite, written) = match written {
+        Ok(done) => done,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
     out!("{}", suite.coverage);
-    let (scenarios, snapshots) = (
-        out.join(suite_gen::SCENARIOS_DIR),
-        out.join(suite_gen::SNAPSHOTS_DIR),
-    );
+    let rules_file = written
+        .rules
+        .map(|f| format!(" (the rules in {})", f.display()))
+        .unwrap_or_default();
     outln!(
-        "wrote {} scenarios to {}, snapshots to {}, this summary to {}",
+        "wrote {} scenarios to {}{rules_file}, snapshots to {}, this summary to {}",
         suite.scenarios.len(),
-        scenarios.join(rules.name()).display(),
-        snapshots.display(),
-        out.join(suite_gen::COVERAGE_FILE).display()
+        written.scenarios.display(),
+        written.snapshots.display(),
+        written.coverage.display()
     );
     // The suite folder runs as it is (`BatchSpec` finds its two folders).
     outln!("run them: chessgrade run {}", out.display());

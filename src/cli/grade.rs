@@ -26,6 +26,7 @@ pub fn upload_options(
         memcheck: subject.memcheck(),
         cache: subject.build_cache(),
         case: subject.case_rule(),
+        adapter: subject.adapter.clone(),
     })
 }
 

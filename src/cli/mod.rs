@@ -98,8 +98,14 @@ impl From<ColorChoice> for chessgrade::report::ColorChoice {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenarios on the reference engine and compare with the snapshots.
-    #[command(after_help = EXIT_CODES)]
+    /// Run scenarios on the reference engine (or the course's own reference program:
+    /// --submission, --engine) and compare with the snapshots, or write them.
+    #[command(
+        after_help = EXIT_CODES,
+        mut_arg("submission", |a| a.help("The course's own reference, a Lab 3 upload (built with the adapter, run sandboxed): its answers are compared with the snapshots, or recorded with --update/--accept (each snapshot says which reference wrote it)")),
+        mut_arg("engine", |a| a.conflicts_with("program")),
+        mut_arg("timeout", |a| a.help("Wall-clock seconds per scenario on the reference (the built-in engine, or the course's program); a scenario over it is an input error naming the reference (exit 2), nothing is written for it, and the batch goes on"))
+    )]
     Run {
         #[command(flatten)]
         scenarios: ScenarioArgs,
@@ -110,7 +116,11 @@ enum Command {
         #[arg(long)]
         accept: bool,
         #[command(flatten)]
-        reference: ReferenceArgs,
+        subject: SubjectArgs,
+        #[command(flatten)]
+        console: ConsoleArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -178,6 +188,13 @@ enum Command {
         /// Letters instead of chess symbols (the default when the locale is not UTF-8).
         #[arg(long)]
         ascii: bool,
+        /// human (the terminal) or html: one self-contained page, the boards as pictures,
+        /// for a browser.
+        #[arg(long, value_enum, default_value_t = explain::ExplainFormat::Human)]
+        format: explain::ExplainFormat,
+        /// Write the walk to this file instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
         #[command(flatten)]
         snapshot: SnapshotArgs,
         #[command(flatten)]
@@ -215,14 +232,15 @@ enum Command {
     /// Generate a suite of scenarios with their snapshots from seeded random play
     /// of the reference engine (see docs/gen.md).
     #[command(
-        after_help = "Writes OUT/scenarios/<rules>/*.txt, OUT/snapshots/*.snap and OUT/coverage.txt; \
-run them with `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots OUT/snapshots`. \
-Exit codes: 0 written; 2 bad options or a write error."
+        after_help = "Writes OUT/scenarios/<rules>/*.txt (and, for a rule file, the rules as \
+OUT/scenarios/<rules>/rules.toml), OUT/snapshots/*.snap and OUT/coverage.txt; run them with \
+`chessgrade run OUT/`. Exit codes: 0 written; 2 bad options, a bad rule file or a write error."
     )]
     Gen {
-        /// The rule set: lab3, standard, cuhk or jhu.
-        #[arg(long)]
-        rules: chessgrade::engine::RuleSetId,
+        /// The rules: lab3, standard, cuhk, jhu, or a rule file (docs/course-rules.md); its
+        /// family (the set it extends) decides the scenarios' forms.
+        #[arg(long, value_parser = args::rule_set, value_name = "NAME|FILE")]
+        rules: chessgrade::engine::RuleSet,
         /// How many scenarios.
         #[arg(long)]
         count: usize,
@@ -331,18 +349,26 @@ enum PackageCommand {
     /// flags fixed now), this chessgrade binary, the scenarios, their snapshots and the
     /// overlay. Grading flags after `--` are passed to `grade` as they are.
     #[command(
-        after_help = "Example: chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip -- --timeout 5\n\
+        after_help = "Example: chessgrade package gradescope scenarios/lab3 -o autograder.zip -- --timeout 5\n\
 Exit codes: 0 written; 2 bad flags, unreadable scenarios or a zip that cannot be written."
     )]
     Gradescope {
-        /// Scenario files or folders to grade on (folders are searched for *.txt); repeatable.
-        #[arg(long, required = true, value_name = "DIR")]
+        /// Scenario files or folders to grade on (folders are searched for *.txt), as `grade`
+        /// takes them (default: scenarios).
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// The same as the paths (the older spelling; repeatable).
+        #[arg(long, value_name = "DIR")]
         scenarios: Vec<PathBuf>,
         #[command(flatten)]
         snapshot: SnapshotArgs,
         /// Console uploads: the course's starter files copied over each upload before building.
         #[arg(long, value_name = "DIR")]
         overlay: Option<PathBuf>,
+        /// A course's own C++ classes: its hook file, packaged with the course's headers
+        /// beside it (docs/course-classes.md).
+        #[arg(long, value_name = "FILE", conflicts_with = "overlay")]
+        adapter: Option<PathBuf>,
         /// The zip to write (replaced whole, never left half written).
         #[arg(long, short, value_name = "FILE")]
         output: PathBuf,
@@ -382,9 +408,20 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             scenarios,
             update,
             accept,
-            reference,
+            subject,
+            console,
+            limits,
             output,
-        } => run::run(&scenarios, update, accept, &reference, &output, palette)?,
+        } => run::run(&run::RunArgs {
+            scenarios,
+            update,
+            accept,
+            subject,
+            console,
+            limits,
+            output,
+            palette,
+        })?,
         Command::Trace {
             file,
             rules,
@@ -466,15 +503,18 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             0
         }
         Command::Package(PackageCommand::Gradescope {
+            paths,
             scenarios,
             snapshot,
             overlay,
+            adapter,
             output,
             flags,
         }) => package::gradescope(&package::GradescopeArgs {
-            scenarios,
+            scenarios: package::scenario_paths(paths, scenarios),
             snapshot,
             overlay,
+            adapter,
             output,
             flags,
         })?,
@@ -498,6 +538,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             snapshot,
             console,
             limits,
@@ -510,6 +552,8 @@ fn dispatch() -> Result<u8, chessgrade::grading::StaffError> {
             line,
             all,
             ascii,
+            format,
+            output,
             palette,
         })?,
     })

@@ -15,8 +15,20 @@ pub struct GradescopeArgs {
     pub scenarios: Vec<PathBuf>,
     pub snapshot: SnapshotArgs,
     pub overlay: Option<PathBuf>,
+    pub adapter: Option<PathBuf>,
     pub output: PathBuf,
     pub flags: Vec<String>,
+}
+
+/// The scenarios to package: the positional paths and `--scenarios`
+/// (both spellings are kept, the paths first), or `scenarios` as `grade`'s
+/// default when neither names any.
+pub fn scenario_paths(paths: Vec<PathBuf>, flagged: Vec<PathBuf>) -> Vec<PathBuf> {
+    let all: Vec<PathBuf> = paths.into_iter().chain(flagged).collect();
+    match all.is_empty() {
+        true => vec![PathBuf::from("scenarios")],
+        false => all,
+    }
 }
 
 pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
@@ -30,6 +42,7 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         root: a.snapshot.root.clone(),
         snapshots: a.snapshot.snapshots.clone(),
         overlay: a.overlay.clone(),
+        adapter: a.adapter.clone(),
         rules: a.snapshot.rules.clone(),
         flags: a.flags.clone(),
         binary,
@@ -52,7 +65,7 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
     }
     let packed = spec.write(&a.output)?;
     outln!(
-        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}{}",
+        "wrote {}: setup.sh, run_autograder, chessgrade, {} scenarios, {} snapshots{}{}{}",
         a.output.display(),
         packed.scenarios,
         packed.snapshots,
@@ -63,6 +76,10 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         match packed.overlay_files {
             0 => String::new(),
             n => format!(", {n} overlay files"),
+        },
+        match packed.adapter_files {
+            0 => String::new(),
+            n => format!(", the hook file and {} course headers", n - 1),
         }
     );
     outln!("run_autograder runs: {}", packed.command);
@@ -82,4 +99,20 @@ pub fn gradescope(a: &GradescopeArgs) -> Result<u8, StaffError> {
         );
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_come_from_the_paths_and_the_flag_else_the_default_folder() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            scenario_paths(vec![p("a"), p("b")], vec![p("c")]),
+            [p("a"), p("b"), p("c")]
+        );
+        assert_eq!(scenario_paths(vec![], vec![p("c")]), [p("c")]);
+        assert_eq!(scenario_paths(vec![], vec![]), [p("scenarios")]);
+    }
 }

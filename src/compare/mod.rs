@@ -5,6 +5,12 @@
 //!
 //! Works on trace text alone, so it serves every rule set and step kind: a
 //! step is a header line (`L<n> ...`) followed by indented item lines.
+//! [`changes`] reads two traces the same way to say, step by step, what a
+//! rewritten snapshot changes (`run --update` after a rule change).
+
+mod change;
+
+pub use change::{ChangeGroup, ChangeKind, GroupCount, StepChange, Tally, changes};
 
 use std::collections::BTreeSet;
 

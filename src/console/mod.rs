@@ -381,6 +381,8 @@ impl ConsoleProgram {
 /// Grades one scenario file on a console program: plan, run, judge.
 pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) -> ScenarioResult {
     let started = Instant::now();
+    // Set once the scenario is read (the closure is made before).
+    let rules = std::cell::Cell::new(None);
     let result = |points, visibility, verdict, memory| ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
@@ -389,11 +391,13 @@ pub fn grade_scenario(found: &Found, program: &ConsoleProgram, texts: &Texts) ->
         verdict,
         elapsed: started.elapsed(),
         memory,
+        rules: rules.get(),
     };
     let scenario = match found.load() {
         Ok(s) => s,
         Err(d) => return result(0, Visibility::Visible, Verdict::InputError(d), None),
     };
+    rules.set(Some(scenario.directives.rules.name));
     let (points, visibility) = (scenario.points, scenario.directives.visibility);
     let plan = match plan(&scenario, texts) {
         Ok(p) => p,

@@ -128,16 +128,22 @@ impl Role {
     ];
 
     /// The seven roles with a fixed meaning: the six of chess and the
-    /// Mystery piece.
-    pub const BUILT_IN: [Role; 7] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-        Role::Mystery,
-    ];
+    /// Mystery piece ([`Role::ALL`]'s first seven).
+    pub const BUILT_IN: [Role; 7] = Role::first(&Role::ALL);
+
+    /// The six pieces of chess ([`Role::ALL`]'s first six).
+    pub const CHESS: [Role; 6] = Role::first(&Role::ALL);
+
+    /// The first `N` of `roles`.
+    const fn first<const N: usize>(roles: &[Role]) -> [Role; N] {
+        let mut out = [Role::Pawn; N];
+        let mut i = 0;
+        while i < N {
+            out[i] = roles[i];
+            i += 1;
+        }
+        out
+    }
 
     /// Lower-case letter, as in scenarios and FEN.
     pub const fn letter(self) -> char {

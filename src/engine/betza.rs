@@ -230,6 +230,12 @@ pub fn parse(betza: &str) -> Result<Vec<Leg>, BetzaError> {
                     Some(d) if d.is_ascii_digit() => {
                         range = d.to_digit(10).unwrap_or(0);
                         i += 1;
+                        if chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+                            return fail(
+                                i + 1,
+                                format!("`{c}`'s range is one digit (1 to 9, or 0 for no limit)"),
+                            );
+                        }
                     }
                     Some(&d) if d == c && range == 1 => {
                         range = 0;
@@ -350,17 +356,10 @@ mod tests {
         assert_eq!(parse("Z"), parse("J"));
         assert_eq!(parse("K"), parse("WF"));
         assert_eq!(parse("Q"), parse("RB"));
+        // The knight's jumps, as the engine's fixed shapes have them.
         let knight: Vec<_> = vectors("N").iter().map(|v| (v.0, v.1)).collect();
-        for v in [
-            (-2, -1),
-            (-2, 1),
-            (-1, -2),
-            (-1, 2),
-            (1, -2),
-            (1, 2),
-            (2, -1),
-            (2, 1),
-        ] {
+        assert_eq!(knight.len(), 8);
+        for v in super::super::attacks::KNIGHT {
             assert!(knight.contains(&v), "{v:?}");
         }
     }
@@ -487,6 +486,8 @@ mod tests {
         assert_eq!(err("Nm").at, 2);
         assert!(err("N ").message.contains("is not Betza"));
         assert!(err(&"N".repeat(65)).message.contains("65 characters"));
+        assert_eq!(err("W300").at, 2);
+        assert!(err("W300").message.contains("range is one digit"));
         assert_eq!(parse(""), Ok(vec![]));
     }
 

@@ -90,6 +90,19 @@ pub enum Castling {
     Rights,
 }
 
+impl Castling {
+    pub const ALL: [Castling; 3] = [Castling::None, Castling::HomeSquares8x8, Castling::Rights];
+
+    /// Its name in rule files and protocol tokens.
+    pub fn name(self) -> &'static str {
+        match self {
+            Castling::None => "none",
+            Castling::HomeSquares8x8 => "home-squares",
+            Castling::Rights => "rights",
+        }
+    }
+}
+
 /// The roles a pawn may become, in the rule set's order of preference
 /// (the first is what a promotion without a letter picks, and the order
 /// moves are listed in): Q R B N for chess, a rule file's `promotion`
@@ -189,6 +202,19 @@ pub enum Notation {
     Cuhk,
 }
 
+impl Notation {
+    pub const ALL: [Notation; 3] = [Notation::Uci, Notation::Jhu, Notation::Cuhk];
+
+    /// Its name in rule files and protocol tokens.
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Uci => "uci",
+            Notation::Jhu => "jhu",
+            Notation::Cuhk => "cuhk",
+        }
+    }
+}
+
 /// Points per role, indexed by [`Role`] (pawn, knight, bishop, rook, queen,
 /// king, mystery, then a course's pieces by letter): what a `score` step
 /// adds up for each side.
@@ -229,6 +255,31 @@ pub struct Ends {
     /// A king was captured (CUHK, where kings may be left attacked): its
     /// captor's side wins.
     pub king_captured: bool,
+}
+
+impl Ends {
+    /// Each end's name in rule files and protocol tokens.
+    pub const NAMES: [&'static str; 3] = ["checkmate", "stalemate", "king-captured"];
+
+    /// The flag of the end named `name`.
+    pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        match name {
+            "checkmate" => Some(&mut self.checkmate),
+            "stalemate" => Some(&mut self.stalemate),
+            "king-captured" => Some(&mut self.king_captured),
+            _ => None,
+        }
+    }
+
+    /// The names of the ends that are on, in [`Ends::NAMES`]' order.
+    pub fn names(self) -> Vec<&'static str> {
+        let on = [self.checkmate, self.stalemate, self.king_captured];
+        Ends::NAMES
+            .into_iter()
+            .zip(on)
+            .filter_map(|(name, on)| on.then_some(name))
+            .collect()
+    }
 }
 
 /// The largest number of offsets a Mystery piece may be given.

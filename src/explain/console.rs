@@ -235,29 +235,10 @@ pub fn render_console(
     let p = opts.style.palette;
     let mut out = String::new();
     let first = e.mismatch.as_ref().and_then(|m| m.exchange);
-    let shown: Vec<usize> = match opts.line {
-        Some(n) => {
-            let found: Vec<usize> = (0..e.commands.len())
-                .filter(|&k| e.commands[k].line == Some(n))
-                .collect();
-            if found.is_empty() {
-                return Err(super::render::NoSuchLine {
-                    line: n,
-                    lines: e.commands.iter().filter_map(|c| c.line).collect(),
-                    console: true,
-                });
-            }
-            found
-        }
-        None => {
-            header(&mut out, e, p);
-            let upto = match (opts.all, first) {
-                (false, Some(k)) => k,
-                _ => e.commands.len().saturating_sub(1),
-            };
-            (0..=upto).filter(|&k| k < e.commands.len()).collect()
-        }
-    };
+    let shown = shown_commands(e, opts)?;
+    if opts.line.is_none() {
+        header(&mut out, e, p);
+    }
     // The board last drawn: a command that leaves it as it was says so.
     let mut last_board: Option<&BoardText> = None;
     for k in &shown {
@@ -267,7 +248,7 @@ pub fn render_console(
         } else if Some(*k) == first {
             mismatch_at(&mut out, e, Some(c), coords, opts.style);
         } else {
-            command(&mut out, c, e.dialect, last_board, coords, opts.style);
+            command(&mut out, e, c, last_board, coords, opts.style);
             last_board = Some(&c.board_after);
         }
     }
@@ -310,9 +291,41 @@ pub fn render_console(
     Ok(out)
 }
 
-/// What is sent and judged, and the files written before the start.
-fn header(out: &mut String, e: &ConsoleExplanation, p: Palette) {
-    let judged = match (e.machine, e.dialect) {
+/// The commands shown (their indices): those of `--line`, else every
+/// command up to the first mismatch (`--all`: every one). `Err` names a
+/// `--line` that sends no command.
+pub(crate) fn shown_commands(
+    e: &ConsoleExplanation,
+    opts: RenderOptions,
+) -> Result<Vec<usize>, super::render::NoSuchLine> {
+    let first = e.mismatch.as_ref().and_then(|m| m.exchange);
+    match opts.line {
+        Some(n) => {
+            let found: Vec<usize> = (0..e.commands.len())
+                .filter(|&k| e.commands[k].line == Some(n))
+                .collect();
+            if found.is_empty() {
+                return Err(super::render::NoSuchLine {
+                    line: n,
+                    lines: e.commands.iter().filter_map(|c| c.line).collect(),
+                    console: true,
+                });
+            }
+            Ok(found)
+        }
+        None => {
+            let upto = match (opts.all, first) {
+                (false, Some(k)) => k,
+                _ => e.commands.len().saturating_sub(1),
+            };
+            Ok((0..=upto).filter(|&k| k < e.commands.len()).collect())
+        }
+    }
+}
+
+/// What the course judges of the session.
+pub(crate) fn judged(e: &ConsoleExplanation) -> &'static str {
+    match (e.machine, e.dialect) {
         (true, _) => {
             "a machine game: each move the program prints is checked on the reference, which then plays it; the end must be the reference's"
         }
@@ -320,8 +333,12 @@ fn header(out: &mut String, e: &ConsoleExplanation, p: Palette) {
             "the lines the course judges (the board display is the program's own and is not compared)"
         }
         (false, Dialect::Cuhk) => "every line, exactly as the course's program prints it",
-    };
-    let _ = writeln!(out, "judged: {judged}");
+    }
+}
+
+/// What is sent and judged, and the files written before the start.
+fn header(out: &mut String, e: &ConsoleExplanation, p: Palette) {
+    let _ = writeln!(out, "judged: {}", judged(e));
     if !e.files.is_empty() {
         let _ = writeln!(
             out,
@@ -341,23 +358,42 @@ fn header(out: &mut String, e: &ConsoleExplanation, p: Palette) {
 /// A command whose answer is not the first mismatch.
 fn command(
     out: &mut String,
+    e: &ConsoleExplanation,
     c: &CommandView,
-    dialect: Dialect,
     last_board: Option<&BoardText>,
     coords: Coords,
     style: Style,
 ) {
     let p = style.palette;
-    let verdict = match (&c.printed, c.agrees) {
+    let _ = writeln!(
+        out,
+        "\n{}: {}",
+        p.paint(terminal(&c.place), Ink::BOLD),
+        command_verdict(c, p)
+    );
+    command_body(out, c, e.dialect, p);
+    match command_board(c, last_board, coords, &e.source) {
+        Ok(d) => {
+            let _ = writeln!(out, "{IND}{}:", c.board_title);
+            out.push_str(&d.render(BOARD_IND, style));
+        }
+        Err(said) => {
+            let _ = writeln!(out, "{IND}{said}");
+        }
+    }
+}
+
+/// A command's verdict: ok, differs, not reached.
+pub(crate) fn command_verdict(c: &CommandView, p: Palette) -> String {
+    match (&c.printed, c.agrees) {
         (None, _) => p.paint("not reached", Ink::BAD),
         (Some(_), true) => p.paint("ok", Ink::GOOD),
         (Some(_), false) => p.paint("differs", Ink::BAD),
-    };
-    let _ = writeln!(
-        out,
-        "\n{}: {verdict}",
-        p.paint(terminal(&c.place), Ink::BOLD)
-    );
+    }
+}
+
+/// What a command sent, what was expected and printed, what it saved.
+pub(crate) fn command_body(out: &mut String, c: &CommandView, dialect: Dialect, p: Palette) {
     let _ = writeln!(out, "{IND}input sent: {}", sent(c, p));
     match &c.printed {
         None => {
@@ -389,15 +425,30 @@ fn command(
     for s in &c.saves {
         save(out, s, p);
     }
+}
+
+/// A command's board once done (titled), or what is said instead when it
+/// is the board last drawn (`last_board`).
+/// A move's from and to are on it (the pictures' arrow; `source` is the
+/// scenario file's text).
+pub(crate) fn command_board(
+    c: &CommandView,
+    last_board: Option<&BoardText>,
+    coords: Coords,
+    source: &str,
+) -> Result<Diagram, String> {
     if last_board == Some(&c.board_after) {
-        let _ = match c.line {
-            Some(_) => writeln!(out, "{IND}board unchanged by the command"),
-            None => writeln!(out, "{IND}{}: the board above", c.board_title),
-        };
-        return;
+        return Err(match c.line {
+            Some(_) => "board unchanged by the command".to_string(),
+            None => format!("{}: the board above", c.board_title),
+        });
     }
-    let _ = writeln!(out, "{IND}{}:", c.board_title);
-    out.push_str(&Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style));
+    let d = Diagram::new(&c.board_title, &c.board_after, coords);
+    let step = c.line.and_then(|l| source.lines().nth(l as usize - 1));
+    Ok(match step {
+        Some(step) => d.with_move(step),
+        None => d,
+    })
 }
 
 /// A machine game's command: only what was sent.
@@ -417,48 +468,80 @@ fn mismatch_at(
     let Some(m) = &e.mismatch else {
         return;
     };
-    let place = match c {
+    let p = style.palette;
+    let _ = writeln!(
+        out,
+        "\n{}: {}",
+        p.paint(terminal(&mismatch_place(m, c)), Ink::BOLD),
+        p.paint("MISMATCH", Ink::BAD)
+    );
+    mismatch_body(out, e, m, c, style, true);
+    if let Some(d) = c.and_then(|c| board_after_mismatch(e, m, c, coords)) {
+        let _ = writeln!(out, "{IND}{}:", d.title);
+        out.push_str(&d.render(BOARD_IND, style));
+    }
+}
+
+/// Where the first mismatch is: its command's place, or its own.
+pub(crate) fn mismatch_place(m: &ConsoleMismatch, c: Option<&CommandView>) -> String {
+    match c {
         Some(c) => c.place.clone(),
         None => match (m.line, &m.mismatch.place) {
             (Some(l), _) => format!("line {l}"),
             (None, Some(p)) => p.clone(),
             (None, None) => "setup".to_string(),
         },
-    };
-    let p = style.palette;
-    let _ = writeln!(
-        out,
-        "\n{}: {}",
-        p.paint(terminal(&place), Ink::BOLD),
-        p.paint("MISMATCH", Ink::BAD)
-    );
+    }
+}
+
+/// The first mismatch's block as `grade` shows it (its boards drawn when
+/// `diagrams`), then the files its command had to save (unless the
+/// failure is one of them: the block shows it).
+pub(crate) fn mismatch_body(
+    out: &mut String,
+    e: &ConsoleExplanation,
+    m: &ConsoleMismatch,
+    c: Option<&CommandView>,
+    style: Style,
+    diagrams: bool,
+) {
     let mut block = Vec::new();
-    let failure = m.clone().into_failure(&e.source);
     let _ = HumanReporter::new(&mut block)
         .style(style)
-        .failure(&failure);
-    // Under this heading the block's own first line ("first mismatch at
+        .diagrams(diagrams)
+        .failure(&failure_of(e, m));
+    // Under its heading the block's own first line ("first mismatch at
     // ...") says it again; its details move left to this layout's indent.
     let block = String::from_utf8_lossy(&block);
     for line in block.lines().skip(1) {
         let _ = writeln!(out, "{}", line.strip_prefix(IND).unwrap_or(line));
     }
-    // The saved files the command had to write (unless the failure is
-    // one: it shows it), and the board once done (the failure's own board
-    // is the one before the step).
-    if let Some(c) = c {
-        if !matches!(m.mismatch.problem, TranscriptProblem::SaveFile(_)) {
-            for s in &c.saves {
-                save(out, s, p);
-            }
-        }
-        if c.line.is_some() && c.board_after != m.board_before {
-            let _ = writeln!(out, "{IND}{}:", c.board_title);
-            out.push_str(
-                &Diagram::new(&c.board_title, &c.board_after, coords).render(BOARD_IND, style),
-            );
+    if let Some(c) = c
+        && !matches!(m.mismatch.problem, TranscriptProblem::SaveFile(_))
+    {
+        for s in &c.saves {
+            save(out, s, style.palette);
         }
     }
+}
+
+/// The first mismatch as `grade`'s failure.
+pub(crate) fn failure_of(e: &ConsoleExplanation, m: &ConsoleMismatch) -> crate::runner::Failure {
+    m.clone().into_failure(&e.source)
+}
+
+/// The reference's board once the mismatching command is done, when it
+/// is another than the failure's own (the board before the step).
+pub(crate) fn board_after_mismatch(
+    e: &ConsoleExplanation,
+    m: &ConsoleMismatch,
+    c: &CommandView,
+    coords: Coords,
+) -> Option<Diagram> {
+    if c.line.is_none() || c.board_after == m.board_before {
+        return None;
+    }
+    command_board(c, None, coords, &e.source).ok()
 }
 
 /// A saved file: as expected, or both texts.
@@ -504,7 +587,7 @@ fn lines(out: &mut String, items: &[String], max: usize, p: Palette, ink: Ink) {
     }
 }
 
-fn sent(c: &CommandView, p: Palette) -> String {
+pub(crate) fn sent(c: &CommandView, p: Palette) -> String {
     match &c.input {
         Some(i) => p.paint(terminal(i), Ink::BOLD),
         None => "(nothing: the program's first output)".to_string(),
@@ -518,7 +601,7 @@ fn indent(text: &str, by: &str) -> String {
         .join("\n")
 }
 
-fn verdict_line(e: &ConsoleExplanation, p: Palette) -> String {
+pub(crate) fn verdict_line(e: &ConsoleExplanation, p: Palette) -> String {
     match &e.mismatch {
         Some(m) => {
             let at = match (m.line, &m.mismatch.place) {

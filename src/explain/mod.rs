@@ -10,13 +10,18 @@
 //!
 //! A console program (JHU, CUHK) answers no trace: its session is lined
 //! up command by command instead ([`explain_console`], [`render_console`]).
+//!
+//! Both walks are also drawn as one HTML page with the boards as pictures
+//! ([`render_html`], [`render_console_html`]: `explain --format html`).
 
 mod console;
+mod html;
 mod render;
 
 pub use console::{
     CommandView, ConsoleExplainError, ConsoleExplanation, SaveView, explain_console, render_console,
 };
+pub use html::{Heading, render_console_html, render_html};
 pub use render::{NoSuchLine, RenderOptions, render};
 
 use crate::engine::{BoardText, RuleSetId};

@@ -58,19 +58,9 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
     let coords = Coords::of(e.rules);
     let p = opts.style.palette;
     let mut out = String::new();
-    let steps: Vec<&StepView> = match opts.line {
-        Some(n) => {
-            let step = e
-                .steps
-                .iter()
-                .find(|s| s.line == n)
-                .ok_or_else(|| NoSuchLine {
-                    line: n,
-                    lines: e.steps.iter().map(|s| s.line).collect(),
-                    console: false,
-                })?;
-            vec![step]
-        }
+    let steps = shown_steps(e, opts)?;
+    match opts.line {
+        Some(_) => {}
         None => {
             let _ = writeln!(out, "{}", p.paint("board after the setup:", Ink::BOLD));
             if e.initial.as_str().is_empty() {
@@ -81,13 +71,8 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
             if let Some(f) = e.failure.as_ref().filter(|f| f.line.is_none()) {
                 let _ = writeln!(out, "{IND}{}", p.paint(&f.error, Ink::RED));
             }
-            let upto = match (opts.all, e.first_mismatch()) {
-                (false, Some(m)) => m.line,
-                _ => u32::MAX,
-            };
-            e.steps.iter().filter(|s| s.line <= upto).collect()
         }
-    };
+    }
     for s in &steps {
         step(&mut out, s, coords, opts.style);
     }
@@ -129,6 +114,35 @@ pub fn render(e: &Explanation, opts: RenderOptions) -> Result<String, NoSuchLine
         }
     );
     Ok(out)
+}
+
+/// The steps shown: the one of `--line`, else every step up to the first
+/// mismatch (`--all`: every step). `Err` names a `--line` without a step.
+pub(crate) fn shown_steps(
+    e: &Explanation,
+    opts: RenderOptions,
+) -> Result<Vec<&StepView>, NoSuchLine> {
+    match opts.line {
+        Some(n) => {
+            let step = e
+                .steps
+                .iter()
+                .find(|s| s.line == n)
+                .ok_or_else(|| NoSuchLine {
+                    line: n,
+                    lines: e.steps.iter().map(|s| s.line).collect(),
+                    console: false,
+                })?;
+            Ok(vec![step])
+        }
+        None => {
+            let upto = match (opts.all, e.first_mismatch()) {
+                (false, Some(m)) => m.line,
+                _ => u32::MAX,
+            };
+            Ok(e.steps.iter().filter(|s| s.line <= upto).collect())
+        }
+    }
 }
 
 fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
@@ -189,40 +203,52 @@ fn step(out: &mut String, s: &StepView, coords: Coords, style: Style) {
         }
         StepVerdict::Failed(_) => {}
     }
-    // Boards.
+    for (label, d) in step_boards(s, coords) {
+        let _ = writeln!(out, "{IND}{label}:");
+        out.push_str(&d.render(IND, style));
+    }
+}
+
+/// A step's boards, each under its label: before (a scan's missing and
+/// extra squares marked; one board when the step leaves it unchanged),
+/// after, and the expected board after with the answered one's
+/// differences marked when the two differ. A move's from and to are on
+/// each (the pictures' arrow). The terminal and the HTML page draw these.
+pub(crate) fn step_boards(s: &StepView, coords: Coords) -> Vec<(&'static str, Diagram)> {
     let before = Diagram::new("board before", &s.before, coords);
     let before = match &s.verdict {
         StepVerdict::Scan { missing, extra } => before.with_scan_items(missing, extra),
         _ => before,
     };
+    let mut boards = Vec::new();
     match &s.after {
         Some(after) if *after == s.before => {
-            let _ = writeln!(out, "{IND}board (unchanged by the step):");
-            out.push_str(&before.render(IND, style));
+            boards.push(("board (unchanged by the step)", before));
         }
         Some(after) => {
-            let _ = writeln!(out, "{IND}board before:");
-            out.push_str(&before.render(IND, style));
-            let mut d = Diagram::new("board after", after, coords);
-            if let Some(exp) = s.expected_after.as_ref().filter(|e| *e != after) {
-                let _ = writeln!(out, "{IND}expected board after:");
-                out.push_str(&Diagram::new("expected", exp, coords).render(IND, style));
-                d = d.with_differences(exp);
-                let _ = writeln!(out, "{IND}board after (answered):");
-            } else {
-                let _ = writeln!(out, "{IND}board after:");
+            boards.push(("board before", before));
+            let d = Diagram::new("board after", after, coords);
+            match s.expected_after.as_ref().filter(|e| *e != after) {
+                Some(exp) => {
+                    boards.push((
+                        "expected board after",
+                        Diagram::new("expected", exp, coords),
+                    ));
+                    boards.push(("board after (answered)", d.with_differences(exp)));
+                }
+                None => boards.push(("board after", d)),
             }
-            out.push_str(&d.render(IND, style));
         }
-        None => {
-            let _ = writeln!(out, "{IND}board before:");
-            out.push_str(&before.render(IND, style));
-        }
+        None => boards.push(("board before", before)),
     }
+    boards
+        .into_iter()
+        .map(|(label, d)| (label, d.with_move(&s.source)))
+        .collect()
 }
 
 /// The result part of a header: `L13 movePiece 4 4 2 4 = 1` → `= 1`.
-fn result_of(header: &str) -> String {
+pub(crate) fn result_of(header: &str) -> String {
     match header.split_once(" = ") {
         Some((_, r)) => format!("= {r}"),
         None => "(listed items as expected)".to_string(),
@@ -231,7 +257,7 @@ fn result_of(header: &str) -> String {
 
 /// A scan item with its squares named in the scenario's notation:
 /// `V 6 4 4 4` → `V 6 4 4 4 (e2-e4)` for standard rules.
-fn translate(item: &str, coords: Coords, rows: usize) -> String {
+pub(crate) fn translate(item: &str, coords: Coords, rows: usize) -> String {
     if coords == Coords::Numbers {
         return item.to_string();
     }

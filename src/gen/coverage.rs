@@ -5,7 +5,7 @@
 //! about the generator's intentions.
 
 use crate::domain::Dims;
-use crate::engine::{MoveError, Notation, RuleSetId};
+use crate::engine::{MoveError, Notation, RuleSet, RuleSetId};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -14,18 +14,20 @@ pub const REFUSALS: [MoveError; 11] = MoveError::ALL;
 
 /// The refusal reasons a rule set's scenarios can meet, in their forms:
 /// no `move exposes check` without king safety, no `the game is over` where
-/// nothing ends a game (Lab 3), no `illegal promotion` where moves carry no
-/// promotion letter (only UCI `move` steps do, and Lab 3 uses `movePiece`).
-pub fn reachable_refusals(rules: RuleSetId) -> Vec<MoveError> {
-    let r = rules.rules();
-    let ends =
-        r.ends.checkmate || r.ends.stalemate || r.ends.king_captured || rules == RuleSetId::Cuhk;
-    let letters =
-        rules != RuleSetId::Lab3 && r.notation == Notation::Uci && !r.promotion.is_empty();
+/// nothing ends a game and no step stops it (Lab 3), no `illegal promotion`
+/// where moves carry no promotion letter (only UCI `move` steps do, and
+/// Lab 3 uses `movePiece`).
+pub fn reachable_refusals(rules: &RuleSet) -> Vec<MoveError> {
+    let family = rules.id;
+    // Standard and CUHK scenarios have a `stop` step (see `play`).
+    let stops = matches!(family, RuleSetId::Standard | RuleSetId::Cuhk);
+    let ends = rules.ends.checkmate || rules.ends.stalemate || rules.ends.king_captured || stops;
+    // A letter on a move that is no promotion is refused as such too.
+    let letters = family != RuleSetId::Lab3 && rules.notation == Notation::Uci;
     REFUSALS
         .into_iter()
         .filter(|e| match e {
-            MoveError::ExposesCheck => r.king_safety,
+            MoveError::ExposesCheck => rules.king_safety,
             MoveError::GameOver => ends,
             MoveError::BadPromotion => letters,
             _ => true,
@@ -112,7 +114,8 @@ impl fmt::Display for Hit {
 /// Counts over a suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Coverage {
-    pub rules: RuleSetId,
+    /// The rules the suite was generated under (shown by their name).
+    pub rules: RuleSet,
     pub scenarios: usize,
     pub steps: usize,
     /// Steps refused for each reason, indexed like [`REFUSALS`].
@@ -125,7 +128,7 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    pub fn new(rules: RuleSetId) -> Coverage {
+    pub fn new(rules: RuleSet) -> Coverage {
         Coverage {
             rules,
             scenarios: 0,
@@ -169,7 +172,7 @@ impl Coverage {
 
     /// The rule set's reachable refusal reasons that no step hit.
     pub fn missing_refusals(&self) -> Vec<MoveError> {
-        reachable_refusals(self.rules)
+        reachable_refusals(&self.rules)
             .into_iter()
             .filter(|&e| self.refusal(e) == 0)
             .collect()
@@ -179,12 +182,12 @@ impl Coverage {
 /// The summary `gen` prints and writes to `coverage.txt`.
 impl fmt::Display for Coverage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let reachable = reachable_refusals(self.rules);
+        let reachable = reachable_refusals(&self.rules);
         let hit = reachable.iter().filter(|&&e| self.refusal(e) > 0).count();
         writeln!(
             f,
             "coverage: {} {} scenarios, {} steps",
-            self.scenarios, self.rules, self.steps
+            self.scenarios, self.rules.name, self.steps
         )?;
         writeln!(
             f,

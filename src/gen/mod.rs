@@ -11,6 +11,14 @@
 //! so the snapshot is the run's own answer and a file that would not parse
 //! is a generator bug caught here, not in a student's report.
 //!
+//! The rules are a [`RuleSet`]: a built-in set or a course's rule file.
+//! Every position is built and played under them; their family
+//! (`RuleSet::id`) decides what is the course's: the setup and step forms
+//! its programs run, the mix, the motifs, the notation. A rule file's
+//! suite is written with the rules beside its scenarios (a folder
+//! `rules.toml`, see [`crate::rulefile`]), so that `chessgrade run OUT/`
+//! runs it under them while each scenario keeps its family's `@rules`.
+//!
 //! Determinism: one SplitMix64 stream per scenario, seeded from the suite
 //! seed and the scenario's index ([`rng`]), and nothing iterated in hash
 //! order, so a seed gives the same bytes on every run of the same version,
@@ -20,9 +28,13 @@
 //!
 //! ```text
 //! OUT/scenarios/<rules>/<index>_<focus>.txt
+//! OUT/scenarios/<rules>/rules.toml          (a rule file's suite)
 //! OUT/snapshots/scenario@<rules>__<index>_<focus>.txt.snap
 //! OUT/coverage.txt
 //! ```
+//!
+//! where `<rules>` is the rules' name (a built-in set's, or a rule file's
+//! `name`).
 //!
 //! which `chessgrade run OUT/scenarios --root OUT/scenarios --snapshots
 //! OUT/snapshots` runs (and `grade` grades); `run OUT/` with the same flags
@@ -40,7 +52,8 @@ pub use render::render;
 pub use setup::{Focus, Motif};
 
 use crate::domain::Dims;
-use crate::engine::{Game, RuleSetId};
+use crate::engine::{Game, RuleSet, RuleSetId};
+use crate::rulefile::{self, Resolved, RuleBook};
 use crate::scenario::{self, Scenario, Step};
 use crate::snapshot::{Snapshot, SnapshotStore};
 use crate::subject::{EngineSubject, Setup};
@@ -157,7 +170,8 @@ impl fmt::Display for Mix {
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct GenOptions {
-    pub rules: RuleSetId,
+    /// The rules: a built-in set, or a rule file's (`rulefile::named`).
+    pub rules: RuleSet,
     pub count: usize,
     pub seed: u64,
     /// One board size for every scenario (default: Lab 3 varies it, the
@@ -170,7 +184,7 @@ pub struct GenOptions {
 }
 
 impl GenOptions {
-    pub fn new(rules: RuleSetId, count: usize, seed: u64) -> GenOptions {
+    pub fn new(rules: RuleSet, count: usize, seed: u64) -> GenOptions {
         GenOptions {
             rules,
             count,
@@ -182,7 +196,7 @@ impl GenOptions {
     }
 
     fn steps(&self) -> usize {
-        self.steps.unwrap_or(match self.rules {
+        self.steps.unwrap_or(match self.rules.id {
             RuleSetId::Lab3 => 6,
             RuleSetId::Standard | RuleSetId::Jhu => 10,
             RuleSetId::Cuhk => 16,
@@ -192,20 +206,37 @@ impl GenOptions {
     /// Refuses what the rule set's grading subjects cannot run.
     fn check(&self) -> Result<Mix, GenError> {
         let bad = |m: String| Err(GenError::Options(m));
-        let mix = self.mix.unwrap_or(Mix::default_for(self.rules));
-        let console = matches!(self.rules, RuleSetId::Cuhk | RuleSetId::Jhu);
-        if let Some(d) = self.size
-            && console
-            && (d.rows(), d.cols()) != (8, 8)
-        {
+        let family = self.rules.id;
+        let mix = self.mix.unwrap_or(Mix::default_for(family));
+        let console = matches!(family, RuleSetId::Cuhk | RuleSetId::Jhu);
+        let start = setup::start_dims(&self.rules);
+        if self.rules.start.is_some() && start.is_none() {
             return bad(format!(
-                "--size {}x{}: {} programs play on 8x8 only",
-                d.rows(),
-                d.cols(),
-                self.rules
+                "the rules `{}`: their `start` does not fit them",
+                self.rules.name
             ));
         }
-        if self.rules == RuleSetId::Cuhk && (mix.random > 0 || mix.motif > 0) {
+        match (self.size, start) {
+            (Some(d), Some(s)) if d != s => {
+                return bad(format!(
+                    "--size {}x{}: the rules `{}` start on a {}x{} board (their `start`), and gen plays on it",
+                    d.rows(),
+                    d.cols(),
+                    self.rules.name,
+                    s.rows(),
+                    s.cols()
+                ));
+            }
+            (Some(d), None) if console && (d.rows(), d.cols()) != (8, 8) => {
+                return bad(format!(
+                    "--size {}x{}: {family} programs play on 8x8 only",
+                    d.rows(),
+                    d.cols(),
+                ));
+            }
+            _ => {}
+        }
+        if family == RuleSetId::Cuhk && (mix.random > 0 || mix.motif > 0) {
             return bad("--mix: cuhk scenarios start from the start position (its console program cannot be set up), so only start=N".into());
         }
         if self.steps.is_some_and(|s| s > 10_000) {
@@ -257,6 +288,33 @@ impl fmt::Display for GenError {
 
 impl std::error::Error for GenError {}
 
+/// The suite's folder under `OUT/scenarios/` (and its snapshots' name
+/// prefix): the rules' name, each run of characters other than letters,
+/// digits, `_` and `.` written `-` (a rule file's name is any text, such
+/// as `lab3 without double steps`), never hidden, `.` or `..`.
+pub fn suite_folder(rules: &RuleSet) -> String {
+    let mut folder = String::new();
+    for c in rules.name.chars() {
+        if c.is_alphanumeric() || matches!(c, '_' | '.') {
+            folder.push(c);
+        } else if !folder.ends_with('-') {
+            folder.push('-');
+        }
+    }
+    let folder = folder.trim_matches(['-', '.']);
+    if folder.is_empty() {
+        "rules".into()
+    } else {
+        folder.into()
+    }
+}
+
+/// Are `rules` a built-in set (rather than a rule file's)? A rule file
+/// that changes nothing is its set.
+fn built_in(rules: &RuleSet) -> bool {
+    *rules == rules.id.rules()
+}
+
 /// Generates the suite `opts` asks for.
 pub fn generate(opts: &GenOptions) -> Result<Suite, GenError> {
     let mix = opts.check()?;
@@ -279,12 +337,12 @@ pub fn generate(opts: &GenOptions) -> Result<Suite, GenError> {
 }
 
 fn one(opts: &GenOptions, mix: Mix, index: usize, width: usize) -> Result<Generated, GenError> {
-    let rules = opts.rules;
+    let rules = &opts.rules;
     let mut rng = Rng::for_scenario(opts.seed, index as u64);
     let focus = match rng.weighted(&[mix.start, mix.random, mix.motif]) {
         0 => Focus::Start,
         1 => Focus::Random,
-        _ => match setup::motifs(rules) {
+        _ => match setup::motifs(rules).as_slice() {
             [] => Focus::Random,
             motifs => Focus::Motif(*rng.pick(motifs)),
         },
@@ -296,12 +354,19 @@ fn one(opts: &GenOptions, mix: Mix, index: usize, width: usize) -> Result<Genera
         .initial_position()
         .map_err(|e| GenError::Internal(format!("scenario {index}: setup: {e}")))?;
     let favour = match built.focus {
-        Focus::Motif(Motif::Pin | Motif::Check) if rules.rules().king_safety => {
+        Focus::Motif(Motif::Pin | Motif::Check) if rules.king_safety => {
             Some(crate::engine::MoveError::ExposesCheck)
         }
         _ => None,
     };
-    let played = play::play(&mut rng, rules, Game::new(start), opts.steps(), favour);
+    let played = play::play(
+        &mut rng,
+        rules,
+        Game::new(start),
+        opts.steps(),
+        favour,
+        &built.opening,
+    );
     scenario.steps = played
         .steps
         .iter()
@@ -310,11 +375,17 @@ fn one(opts: &GenOptions, mix: Mix, index: usize, width: usize) -> Result<Genera
             kind: kind.clone(),
         })
         .collect();
-    let rel =
-        PathBuf::from(rules.name()).join(format!("{index:0width$}_{}.txt", built.focus.name()));
+    let rel = PathBuf::from(suite_folder(rules))
+        .join(format!("{index:0width$}_{}.txt", built.focus.name()));
+    // A rule file's suite names the rules.toml written beside it.
+    let named = if built_in(rules) {
+        rules.name
+    } else {
+        rulefile::FOLDER_FILE
+    };
     let comments = vec![
         format!(
-            "chessgrade gen --rules {rules} --seed {}: scenario {index} ({})",
+            "chessgrade gen --rules {named} --seed {}: scenario {index} ({})",
             opts.seed,
             built.focus.name()
         ),
@@ -327,7 +398,13 @@ fn one(opts: &GenOptions, mix: Mix, index: usize, width: usize) -> Result<Genera
         format!("covers: {}", covers(&played.hits)),
     ];
     let text = render(&scenario, &comments);
-    let parsed = scenario::parse(&text).map_err(|d| {
+    // Read back as `run` reads it: under these rules (a rule file's
+    // suite's folder file), whatever family its `@rules` names.
+    let book = RuleBook::fixed(Resolved {
+        rules: *rules,
+        file: None,
+    });
+    let parsed = scenario::parse_with(&text, &book.for_text()).map_err(|d| {
         GenError::Internal(format!("{}: does not parse: {d}\n{text}", rel.display()))
     })?;
     let kinds = |s: &Scenario| s.steps.iter().map(|s| s.kind.clone()).collect::<Vec<_>>();
@@ -374,17 +451,31 @@ fn covers(hits: &[Hit]) -> String {
         .join(", ")
 }
 
+/// Where [`Suite::write`] wrote a suite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// `OUT/scenarios/<rules>`.
+    pub scenarios: PathBuf,
+    /// `OUT/snapshots`.
+    pub snapshots: PathBuf,
+    /// `OUT/scenarios/<rules>/rules.toml`: a rule file's rules, written flat.
+    pub rules: Option<PathBuf>,
+    /// `OUT/coverage.txt`.
+    pub coverage: PathBuf,
+}
+
 impl Suite {
-    /// Writes the suite under `out` (see the module docs for the layout).
-    /// An existing suite of the same rule set there is refused unless
+    /// Writes the suite under `out` (see the module docs for the layout):
+    /// a rule file's rules beside its scenarios, where `run` finds them.
+    /// An existing suite of the same rules there is refused unless
     /// `replace`, which removes it first (scenarios and their snapshots).
-    pub fn write(&self, out: &Path, replace: bool) -> Result<(), GenError> {
+    pub fn write(&self, out: &Path, replace: bool) -> Result<Written, GenError> {
         let io = |p: &Path| {
             let p = p.to_path_buf();
             move |e| GenError::Io(p, e)
         };
-        let rules = self.coverage.rules.name();
-        let dir = out.join(SCENARIOS_DIR).join(rules);
+        let rules = suite_folder(&self.coverage.rules);
+        let dir = out.join(SCENARIOS_DIR).join(&rules);
         let snapshots = out.join(SNAPSHOTS_DIR);
         let occupied = std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some());
         if occupied && !replace {
@@ -413,8 +504,75 @@ impl Suite {
             let snap = store.path_for(&g.rel);
             std::fs::write(&snap, &g.snapshot).map_err(io(&snap))?;
         }
+        let rules_file = if built_in(&self.coverage.rules) {
+            None
+        } else {
+            let file = dir.join(rulefile::FOLDER_FILE);
+            std::fs::write(&file, rulefile::show(&self.coverage.rules)).map_err(io(&file))?;
+            Some(file)
+        };
         let cov = out.join(COVERAGE_FILE);
         std::fs::write(&cov, self.coverage.to_string()).map_err(io(&cov))?;
-        Ok(())
+        Ok(Written {
+            scenarios: dir,
+            snapshots,
+            rules: rules_file,
+            coverage: cov,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(name: &'static str) -> RuleSet {
+        RuleSet {
+            name,
+            en_passant: true,
+            ..RuleSet::lab3()
+        }
+    }
+
+    #[test]
+    fn a_rule_files_name_becomes_one_plain_folder() {
+        for id in RuleSetId::ALL {
+            assert_eq!(suite_folder(&id.rules()), id.name());
+        }
+        let cases = [
+            ("capablanca", "capablanca"),
+            ("lab3 without double steps", "lab3-without-double-steps"),
+            ("../../etc", "etc"),
+            ("a/b\\c", "a-b-c"),
+            (".hidden", "hidden"),
+            ("CS 101 (2026).v2", "CS-101-2026-.v2"),
+            ("échecs", "échecs"),
+            ("..", "rules"),
+            ("", "rules"),
+        ];
+        for (name, folder) in cases {
+            assert_eq!(suite_folder(&named(name)), folder, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_start_fixes_the_board_and_another_size_is_refused() {
+        let small = RuleSet {
+            start: Some("rnbqk/ppppp/5/5/PPPPP/RNBQK w - - 0 1"),
+            castling: crate::engine::Castling::None,
+            ..RuleSet::standard()
+        };
+        let opts = |size: Option<(i64, i64)>| GenOptions {
+            size: size.map(|(r, c)| Dims::new(r, c).unwrap()),
+            ..GenOptions::new(small, 12, 1)
+        };
+        let suite = generate(&opts(None)).unwrap();
+        assert_eq!(suite.coverage.sizes.keys().collect::<Vec<_>>(), [&(6, 5)]);
+        assert!(generate(&opts(Some((6, 5)))).is_ok());
+        let err = generate(&opts(Some((8, 8)))).unwrap_err().to_string();
+        assert!(err.contains("--size 8x8") && err.contains("6x5"), "{err}");
+        // The start setups are the rules' start.
+        let start = suite.scenarios.iter().find(|g| g.focus == Focus::Start);
+        assert_eq!(start.unwrap().scenario.fen, small.start.map(String::from));
     }
 }

@@ -10,11 +10,18 @@
 //! end the game, or an attempt at one refusal reason of the rule set,
 //! built for that reason (a square off the board, an empty square, an
 //! enemy piece, an own piece as target, a shape, a blocked path, a pin).
+//! A setup may ask for its first moves (an en-passant motif where the
+//! setup cannot say that a pawn has just made its double step).
+//!
+//! The moves are the rule set's, a rule file's included (its pieces, its
+//! promotion letters); its family decides which steps there are.
 
 use super::coverage::{Feature, Hit, reachable_refusals};
 use super::rng::Rng;
 use crate::domain::{Color, Coord, Dims, Role, Square};
-use crate::engine::{Game, GameStatus, Move, MoveError, MoveKind, Notation, RuleSetId, file_name};
+use crate::engine::{
+    Game, GameStatus, Move, MoveError, MoveKind, Notation, RuleSet, RuleSetId, file_name,
+};
 use crate::scenario::StepKind;
 
 /// The steps played and what each exercised.
@@ -63,7 +70,9 @@ impl Target {
 
 struct Player<'a> {
     rng: &'a mut Rng,
-    rules: RuleSetId,
+    rules: RuleSet,
+    /// The rules' family: which steps its programs have, how squares are named.
+    family: RuleSetId,
     notation: Notation,
     dims: Dims,
     game: Game,
@@ -74,20 +83,23 @@ struct Player<'a> {
     favour: Option<MoveError>,
 }
 
-/// Plays `count` steps from `game`'s position; `favour` is a refusal reason
-/// to try more often (the one the setup's motif is about).
+/// Plays `count` steps from `game`'s position, the first ones the
+/// `opening` moves (a setup's, see `setup::Built`); `favour` is a refusal
+/// reason to try more often (the one the setup's motif is about).
 pub fn play(
     rng: &mut Rng,
-    rules: RuleSetId,
+    rules: &RuleSet,
     game: Game,
     count: usize,
     favour: Option<MoveError>,
+    opening: &[Move],
 ) -> Played {
     let dims = game.position().dims();
     let mut p = Player {
         rng,
-        rules,
-        notation: rules.rules().notation,
+        rules: *rules,
+        family: rules.id,
+        notation: rules.notation,
         dims,
         game,
         steps: Vec::with_capacity(count),
@@ -95,7 +107,10 @@ pub fn play(
         undone: 0,
         favour,
     };
-    for i in 0..count {
+    for mv in opening.iter().take(count) {
+        p.attempt(Target::On(mv.from()), Target::On(mv.to()), None);
+    }
+    for i in opening.len().min(count)..count {
         let late = i * 4 >= count * 3;
         let action = p.choose(late);
         p.act(action);
@@ -108,7 +123,7 @@ pub fn play(
 
 impl Player<'_> {
     fn over(&self) -> bool {
-        self.rules != RuleSetId::Lab3 && self.game.status().is_over()
+        self.family != RuleSetId::Lab3 && self.game.status().is_over()
     }
 
     fn choose(&mut self, late: bool) -> Action {
@@ -116,7 +131,7 @@ impl Player<'_> {
         let over = self.over();
         let can_redo = u32::from(self.undone > 0);
         let legal = u32::from(!over);
-        let table: Vec<(Action, u32)> = match self.rules {
+        let table: Vec<(Action, u32)> = match self.family {
             RuleSetId::Lab3 => vec![(Legal, 4), (Refuse, 4), (ValidScan, 2), (ThreatScan, 2)],
             RuleSetId::Standard => vec![
                 (Legal, 6 * legal),
@@ -244,13 +259,9 @@ impl Player<'_> {
                     let _ = after.try_move(Some(mv.from()), Some(mv.to()), mv.promotion());
                     if after.position().in_check() {
                         // Without a check rule (CUHK) a check is a king about to fall.
-                        w += if self.rules.rules().king_safety {
-                            6
-                        } else {
-                            25
-                        };
+                        w += if self.rules.king_safety { 6 } else { 25 };
                     }
-                    if self.rules != RuleSetId::Lab3 && after.status().is_over() {
+                    if self.family != RuleSetId::Lab3 && after.status().is_over() {
                         w += 80;
                     }
                 }
@@ -268,7 +279,7 @@ impl Player<'_> {
             let to = self.random_square();
             return self.attempt(Target::On(from), Target::On(to), None);
         }
-        let reasons: Vec<MoveError> = reachable_refusals(self.rules)
+        let reasons: Vec<MoveError> = reachable_refusals(&self.rules)
             .into_iter()
             .filter(|&e| e != MoveError::GameOver)
             .collect();
@@ -292,7 +303,7 @@ impl Player<'_> {
         let (rows, cols) = (self.dims.rows() as i64, self.dims.cols() as i64);
         let on_row = self.rng.range(0, rows - 1);
         let on_col = self.rng.range(0, cols - 1);
-        let coord = match (self.rules, self.rng.below(3)) {
+        let coord = match (self.family, self.rng.below(3)) {
             (RuleSetId::Lab3, 0) => Coord::new(*self.rng.pick(&[-1, rows, rows + 7, -100]), on_col),
             (RuleSetId::Lab3, 1) => Coord::new(on_row, *self.rng.pick(&[-1, cols, cols + 3])),
             (RuleSetId::Lab3, _) => Coord::new(-1, -1),
@@ -468,7 +479,7 @@ impl Player<'_> {
                 if self.game.position().in_check() {
                     self.hit(Feature::Check);
                 }
-                if self.rules != RuleSetId::Lab3 {
+                if self.family != RuleSetId::Lab3 {
                     match self.game.status() {
                         GameStatus::Checkmate { .. } => self.hit(Feature::Checkmate),
                         GameStatus::Stalemate => self.hit(Feature::Stalemate),
@@ -495,7 +506,7 @@ impl Player<'_> {
 
     /// The step as the rule set writes it.
     fn step_for(&self, from: Target, to: Target, promotion: Option<Role>) -> StepKind {
-        if self.rules == RuleSetId::Lab3 {
+        if self.family == RuleSetId::Lab3 {
             return StepKind::MovePiece {
                 from: from.coord(),
                 to: to.coord(),

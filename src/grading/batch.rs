@@ -12,6 +12,7 @@
 
 use super::error::StaffError;
 use super::subject::Prepared;
+use crate::compare::Tally;
 use crate::report::{Report, RunIdentity};
 use crate::rulefile::RuleBook;
 use crate::runner::{self, Found, Partition, ScenarioResult, Selection, SnapshotMode, Summary};
@@ -220,7 +221,8 @@ impl BatchSpec {
         events: &mut dyn Events,
     ) -> Outcome {
         let started = Instant::now();
-        let store = self.store();
+        // A course's reference program says so in the snapshots it writes.
+        let store = self.store().recorded_by(subject.recorder().cloned());
         // The subject's notes (its build), the caller's, then the run's own.
         let mut all_notes: Vec<String> = subject.report_notes();
         all_notes.extend(notes);
@@ -233,6 +235,12 @@ impl BatchSpec {
         all_notes.extend(discovered.notes);
         for note in &all_notes {
             events.note(note);
+        }
+        // The compiler's message last, right above the scenarios that
+        // point to it.
+        let compile_error = subject.compile_error().map(str::to_string);
+        if let Some(message) = &compile_error {
+            events.note(&crate::report::compile_error_note(message));
         }
         for diag in &discovered.errors {
             events.input_error(diag);
@@ -256,9 +264,11 @@ impl BatchSpec {
         let mut summary = Summary::of(&results);
         summary.errors += discovered.errors.len();
         Outcome {
+            changes: runner::tally(&results),
             subject: subject.name.clone(),
             partition: self.partition,
             notes: all_notes,
+            compile_error,
             errors: discovered.errors,
             not_run,
             results,
@@ -305,12 +315,16 @@ pub struct Outcome {
     pub partition: Option<Partition>,
     /// Everything noted (walk, build, caller).
     pub notes: Vec<String>,
+    /// The compiler's message, when the upload did not compile.
+    pub compile_error: Option<String>,
     /// Input errors (each counted in the summary).
     pub errors: Vec<Diagnostic>,
     pub results: Vec<ScenarioResult>,
     /// Selected scenarios never started (`fail_fast`).
     pub not_run: usize,
     pub summary: Summary,
+    /// The snapshots written, counted by what changed.
+    pub changes: Tally,
     pub identity: RunIdentity,
     pub elapsed: Duration,
 }
@@ -336,6 +350,7 @@ impl Outcome {
             notes,
             &self.results,
         )
+        .with_compile_error(self.compile_error.clone())
         .with_run(self.identity.clone())
     }
 }

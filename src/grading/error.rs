@@ -25,6 +25,10 @@ pub enum StaffError {
     Build(String),
     /// The console grader could not be set up for these scenarios.
     Console(SetupError),
+    /// A course's hook file (`--adapter`) cannot be used: it cannot be
+    /// read, does not compile against the course's headers beside it, or
+    /// lacks a required hook (the file and the hook named).
+    Hooks(String),
     /// `--require-isolation` on a machine that cannot confine fully.
     Isolation(String),
     /// The selection is empty: what was searched and how to accept it,
@@ -41,6 +45,9 @@ pub enum StaffError {
     NotGradable(Vec<String>),
     /// Grading without the expected answers of the selection.
     NoSnapshots(String),
+    /// The course's reference program cannot record snapshots (it did not
+    /// build, or its files cannot be read).
+    Reference(String),
     /// The scenarios belong to several courses whose programs differ.
     MixedCourses(String),
     /// A class folder that cannot be read or holds no submission.
@@ -79,7 +86,9 @@ impl fmt::Display for StaffError {
             | StaffError::NoScenario { message: m, .. }
             | StaffError::MixedCourses(m)
             | StaffError::NoSnapshots(m)
+            | StaffError::Reference(m)
             | StaffError::Class(m)
+            | StaffError::Hooks(m)
             | StaffError::Rules(m)
             | StaffError::Scenario(m) => f.write_str(m),
             StaffError::NoSubject => {

@@ -8,17 +8,21 @@
 //! - [`single`]: one scenario on one prepared subject (`explain`,
 //!   `shrink`), judged as `grade` judges it;
 //! - [`batch`]: discover → run → [`Outcome`] (results, exit code, report);
+//! - [`record`]: the reference `run` takes its answers from (the built-in
+//!   engine, or the course's own program recording the snapshots);
 //! - a class (the `class` module, above this layer) is a loop over its members, each upload
 //!   built by the class's one [`Plan`];
 //! - [`error`]: the staff-side errors, each one exit-2 message.
 
 pub mod batch;
 pub mod error;
+pub mod record;
 pub mod single;
 pub mod subject;
 
 pub use batch::{BatchSpec, Discovered, Events, Outcome, Silent};
 pub use error::StaffError;
+pub use record::prepare_reference;
 pub use single::{Expected, One, Shrinking, Walked, explain_one, shrink_one};
 pub use subject::{
     BuildRecord, Compiler, Plan, Prepared, SubjectSpec, UploadKind, UploadOptions, engine_command,

@@ -33,9 +33,10 @@ use super::error::StaffError;
 use crate::console::{self, ConsoleGrader, ConsoleOptions, ConsoleProgram};
 use crate::memcheck::{self, LeakPolicy, Memcheck, Tool};
 use crate::runner::{self, FailureKind, Found, ScenarioResult, SnapshotMode};
-use crate::snapshot::SnapshotStore;
+use crate::scenario::StepKind;
+use crate::snapshot::{RecordedBy, SnapshotStore};
 use crate::subject::{EngineCommand, EngineSubject, Limits, ProcessSubject, Subject};
-use crate::submission::{self, BuildCache, BuildError, CppOptions, Origin};
+use crate::submission::{self, BuildCache, BuildError, CourseHooks, CppOptions, Hooks, Origin};
 use crate::upload::{CaseRule, Upload};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,6 +61,9 @@ pub struct UploadOptions {
     /// How an include naming a file in another case is taken, for both
     /// kinds (`--strict-case`).
     pub case: CaseRule,
+    /// A course's own hook file (`--adapter FILE`): uploads are that
+    /// course's C++ classes, graded through it on any scenario it serves.
+    pub adapter: Option<PathBuf>,
 }
 
 /// What the flags name as the thing graded, checked where it is named: an
@@ -103,9 +107,10 @@ impl SubjectSpec {
 /// What the whole run grades, set up once (for one upload or a class).
 #[derive(Clone, Debug)]
 pub enum Plan {
-    /// Lab 3 uploads, compiled with the adapter (for the memory checker,
-    /// when there is one: `cpp.memcheck` is its tool).
-    Lab3 {
+    /// C++ classes uploads, compiled with the adapter kit and the hooks
+    /// `cpp.hooks` names (Lab 3's, or a course's checked hook file), for
+    /// the memory checker when there is one (`cpp.memcheck` is its tool).
+    Classes {
         cpp: CppOptions,
         limits: Limits,
         memcheck: Option<Memcheck>,
@@ -163,7 +168,7 @@ pub fn upload_kind(found: &[Found], force_console: bool) -> Result<UploadKind, S
 /// Lab 3 upload through the course's interface: the `lab3` rules, and only
 /// the pieces it has letters for (king, rook, bishop, pawn). A scenario
 /// that does not load is left to the run (it is reported there, located).
-fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
+pub(super) fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
     const LETTERS: &str = "king, rook, bishop and pawn";
     let mut problems = Vec::new();
     for f in found {
@@ -222,6 +227,70 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
             ));
         }
     }
+    not_gradable(
+        problems,
+        "cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)",
+    )
+}
+
+/// Checks, before the hook file is checked or anything built, that every
+/// scenario asks only for what the adapter kit has hooks for: a board set
+/// up with the six chess pieces, then `movePiece`, `isValidScan`,
+/// `underThreatScan`, `undo` and `redo` (whether the course's hook file
+/// serves each of them, its rule set and its board size, the kit says when
+/// asked: a scenario it cannot serve is then that scenario's input error).
+fn check_kit_steps(found: &[Found]) -> Result<(), StaffError> {
+    let mut problems = Vec::new();
+    for f in found {
+        let Ok(s) = f.load() else {
+            continue;
+        };
+        let name = f.path.display();
+        let step = s.steps.iter().find(|step| {
+            !matches!(
+                step.kind,
+                StepKind::MovePiece { .. }
+                    | StepKind::IsValidScan
+                    | StepKind::UnderThreatScan
+                    | StepKind::Undo
+                    | StepKind::Redo
+            )
+        });
+        if let Some(step) = step {
+            let what = match step.kind {
+                StepKind::Move { .. } => {
+                    "a `move` step (its refusal reason is no hook's answer: write it as movePiece)"
+                        .to_string()
+                }
+                _ => format!(
+                    "`{}`, which no hook of the adapter kit answers",
+                    step.kind.text()
+                ),
+            };
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: line {}: {what}",
+                step.line
+            ));
+        } else if s.directives.mystery.is_some() {
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: a Mystery piece (the adapter kit places the six chess pieces only)"
+            ));
+        } else if s.directives.rules != s.directives.rules.id.rules() {
+            problems.push(format!(
+                "{name}: not gradable through a course's hook file: a rule file's rules (`@rules {}`): the course's classes play their own",
+                s.directives.rules_line.as_deref().unwrap_or(s.directives.rules.id.name())
+            ));
+        }
+    }
+    not_gradable(
+        problems,
+        "cannot be put to a course's classes through the adapter kit; nothing was built",
+    )
+}
+
+/// The staff's error listing the scenarios a kind of upload cannot run
+/// (the first few), and `what` that means; `Ok` when there are none.
+fn not_gradable(mut problems: Vec<String>, what: &str) -> Result<(), StaffError> {
     if problems.is_empty() {
         return Ok(());
     }
@@ -231,9 +300,7 @@ fn check_lab3(found: &[Found]) -> Result<(), StaffError> {
         problems.truncate(SHOWN);
         problems.push(format!("… and {} more", n - SHOWN));
     }
-    problems.push(format!(
-        "{n} scenario(s) cannot be put to a Lab 3 upload; nothing was built (grade one course's folder, e.g. scenarios/lab3)"
-    ));
+    problems.push(format!("{n} scenario(s) {what}"));
     Err(StaffError::NotGradable(problems))
 }
 
@@ -277,25 +344,44 @@ impl Plan {
     /// The plan for uploads of the kind `found` wants (the upload rule):
     /// for console programs the course's grader is set up here, once, and
     /// every scenario checked (a scenario it cannot load is the staff's
-    /// error, before any upload is built).
+    /// error, before any upload is built). With a course's hook file
+    /// (`--adapter`) the uploads are that course's classes whatever the
+    /// scenarios: the hook file is checked here, once, and every scenario
+    /// asked for steps the adapter kit has a hook for.
     pub fn for_uploads(
         found: &[Found],
         store: &SnapshotStore,
         options: &UploadOptions,
     ) -> Result<Plan, StaffError> {
+        if let Some(path) = &options.adapter {
+            if options.force_console {
+                return Err(StaffError::Usage(
+                    "--adapter grades a course's C++ classes through its hook file; --program, --build and --overlay grade a console program: give one or the other".into(),
+                ));
+            }
+            check_kit_steps(found)?;
+            let mut plan = Plan::classes(options);
+            if let Plan::Classes { cpp, .. } = &mut plan {
+                let hooks =
+                    CourseHooks::load(path, cpp).map_err(|e| StaffError::Hooks(e.to_string()))?;
+                cpp.hooks = Hooks::Course(hooks);
+            }
+            return Ok(plan);
+        }
         Ok(match upload_kind(found, options.force_console)? {
             UploadKind::Lab3 => {
                 check_lab3(found)?;
-                Plan::lab3(options)
+                Plan::classes(options)
             }
             UploadKind::Console => Plan::for_console(found, store, options)?,
         })
     }
 
-    /// The plan for Lab 3 uploads as these options build them (for the
-    /// memory checker, when there is one), the scenarios already checked.
-    pub fn lab3(options: &UploadOptions) -> Plan {
-        Plan::Lab3 {
+    /// The plan for C++ classes uploads as these options build them (for
+    /// the memory checker, when there is one), the scenarios already
+    /// checked: Lab 3's hooks unless the caller sets a course's.
+    pub fn classes(options: &UploadOptions) -> Plan {
+        Plan::Classes {
             cpp: CppOptions {
                 memcheck: options.memcheck.map(|m| m.tool),
                 cache: options.cache.clone(),
@@ -351,7 +437,7 @@ impl Plan {
     /// The memory check of this plan's runs (`--memcheck`), if any.
     pub fn memcheck(&self) -> Option<Memcheck> {
         match self {
-            Plan::Lab3 { memcheck, .. } => *memcheck,
+            Plan::Classes { memcheck, .. } => *memcheck,
             Plan::Console(grader) => grader.memcheck(),
             Plan::Engine { .. } | Plan::Reference { .. } => None,
         }
@@ -363,13 +449,23 @@ impl Plan {
     /// reference engine's, checked against a reviewed snapshot only where
     /// there is one.
     pub fn judges_on_snapshots(&self) -> bool {
-        matches!(self, Plan::Lab3 { .. } | Plan::Engine { .. })
+        matches!(self, Plan::Classes { .. } | Plan::Engine { .. })
     }
 
     /// What the class table calls the uploads (`Lab 3`, `JHU console`).
     pub fn kind_name(&self) -> String {
         match self {
-            Plan::Lab3 { .. } => "Lab 3".to_string(),
+            Plan::Classes { cpp, .. } => match cpp.hooks.course() {
+                None => "Lab 3".to_string(),
+                Some(course) => format!(
+                    "C++ classes ({})",
+                    course
+                        .path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                ),
+            },
             Plan::Console(g) => format!("{} console", g.dialect().name().to_uppercase()),
             Plan::Engine { .. } => "engine".to_string(),
             Plan::Reference { .. } => "reference engine".to_string(),
@@ -385,7 +481,7 @@ impl Plan {
         }
         let name = format!("submission {}", upload.display());
         let case = match self {
-            Plan::Lab3 { cpp, .. } => cpp.case,
+            Plan::Classes { cpp, .. } => cpp.case,
             Plan::Console(grader) => grader.options().case,
             Plan::Engine { .. } | Plan::Reference { .. } => return Ok(self.engine()),
         };
@@ -400,7 +496,7 @@ impl Plan {
             (_, Err(e)) => Err(BuildError::from(e)),
             (Plan::Engine { .. } | Plan::Reference { .. }, Ok(_)) => return Ok(self.engine()),
             (
-                Plan::Lab3 {
+                Plan::Classes {
                     cpp,
                     limits,
                     memcheck,
@@ -419,7 +515,8 @@ impl Plan {
                         Run::Subjects(Arc::new(move || {
                             Box::new(
                                 ProcessSubject::new(command.clone(), limits.clone())
-                                    .with_memcheck(checker.clone()),
+                                    .with_memcheck(checker.clone())
+                                    .with_kit(),
                             ) as Box<dyn Subject>
                         })),
                         notes,
@@ -446,7 +543,7 @@ impl Plan {
         };
         // What compiled it (a Lab 3 upload), when anything did.
         let compiler = match self {
-            Plan::Lab3 { cpp, .. } => Some(Compiler {
+            Plan::Classes { cpp, .. } => Some(Compiler {
                 how: format!("{} {}", cpp.compiler, cpp.all_flags().join(" ")),
                 secs,
             }),
@@ -459,17 +556,17 @@ impl Plan {
                 notes.extend(build_notes);
                 (run, keep)
             }
-            // Reported once, in the notes; each scenario points there,
-            // not 151 copies of the compiler's output.
+            // Reported once, as the report's compile error (a typed
+            // field, told with the notes); each scenario points there, not
+            // 151 copies of the compiler's output.
             Err(BuildError::Compile(msg)) => {
-                notes.push(format!("compile error:\n{msg}"));
                 // Each scenario points to the message: a Lab 3 build (one
                 // g++ per file) names the student's first error line there
                 // too; a console build's output (make's commands, several
                 // files) is shown once only.
                 let pointer = "(the compiler's whole message is shown once, in the notes above the scenarios)";
                 let detail = match self {
-                    Plan::Lab3 { .. } => {
+                    Plan::Classes { .. } => {
                         let first = msg
                             .lines()
                             .find(|l| l.contains("error"))
@@ -483,6 +580,7 @@ impl Plan {
                     Run::Failed {
                         kind: FailureKind::CompileError(detail),
                         message: format!("the submission did not compile:\n{msg}"),
+                        compiler: Some(msg),
                     },
                     Keep::Nothing,
                 )
@@ -495,6 +593,7 @@ impl Plan {
                     Run::Failed {
                         kind: FailureKind::NotRecognised(e.to_string()),
                         message: e.to_string(),
+                        compiler: None,
                     },
                     Keep::Nothing,
                 )
@@ -510,6 +609,7 @@ impl Plan {
             run,
             memcheck: self.memcheck(),
             _keep: keep,
+            reference: None,
         })
     }
 
@@ -529,19 +629,22 @@ impl Plan {
                     })),
                     build: None,
                     _keep: Keep::Nothing,
+                    reference: None,
                 }
             }
             Plan::Reference { timeout } => Prepared::reference(*timeout),
-            Plan::Lab3 { .. } | Plan::Console(_) => Prepared {
+            Plan::Classes { .. } | Plan::Console(_) => Prepared {
                 name: "nothing".into(),
                 notes: Vec::new(),
                 memcheck: None,
                 run: Run::Failed {
                     kind: FailureKind::NotRecognised("no upload was built".into()),
                     message: "no upload was built".into(),
+                    compiler: None,
                 },
                 build: None,
                 _keep: Keep::Nothing,
+                reference: None,
             },
         }
     }
@@ -570,6 +673,7 @@ impl Plan {
             },
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         })
     }
 }
@@ -631,8 +735,13 @@ enum Run {
     },
     /// Nothing to run: every scenario fails with `kind` (a build that
     /// failed on the student's side); `message` says it whole (the
-    /// compiler's full output), for a command that walks one scenario.
-    Failed { kind: FailureKind, message: String },
+    /// compiler's full output), for a command that walks one scenario;
+    /// `compiler` the compiler's message when it did not compile.
+    Failed {
+        kind: FailureKind,
+        message: String,
+        compiler: Option<String>,
+    },
 }
 
 /// What keeps a build's folder (and so its program) alive for the run.
@@ -646,8 +755,8 @@ enum Keep {
 /// said, where the build came from, and how each scenario runs.
 pub struct Prepared {
     pub name: String,
-    /// What the build said of the upload (files left out, a compile
-    /// error, the graders' headers it was built with); not where the build
+    /// What the build said of the upload (files left out, the graders'
+    /// headers it was built with; a compile error is [`Prepared::compile_error`]); not where the build
     /// came from ([`Prepared::build`]) nor the memory check: see
     /// [`Prepared::report_notes`] and [`Prepared::built_with`].
     notes: Vec<String>,
@@ -658,6 +767,18 @@ pub struct Prepared {
     /// The memory check of its runs (`--memcheck`), for the leak item.
     memcheck: Option<Memcheck>,
     _keep: Keep,
+    /// Set when its answers are the expected ones (`run`): see [`Prepared::as_reference`].
+    reference: Option<Reference>,
+}
+
+/// A subject whose answers are the expected ones: who it is, in the words
+/// of a staff error, and who its snapshots say wrote them.
+#[derive(Clone, Debug)]
+struct Reference {
+    /// `the reference engine`, `the reference upload ref/`.
+    who: String,
+    recorder: Option<RecordedBy>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -672,11 +793,16 @@ impl std::fmt::Debug for Prepared {
 
 impl Prepared {
     /// The notes a report of a run on it opens with: what the build said,
-    /// where it came from ([`BuildRecord::note`]), then the memory check.
+    /// where it came from ([`BuildRecord::note`]), the memory check, then
+    /// the reference its answers come from (`run` with the course's program).
     pub fn report_notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
         notes.extend(self.build.as_ref().and_then(BuildRecord::note));
         notes.extend(self.memcheck_note());
+        notes.extend(
+            self.recorder()
+                .map(|by| format!("answers from the reference: {by}")),
+        );
         notes
     }
 
@@ -710,7 +836,35 @@ impl Prepared {
             run: Run::Reference(timeout),
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         }
+        .as_reference("the reference engine".into(), None, timeout)
+    }
+
+    /// This subject as the reference of a run (`run`): its answers are the
+    /// expected ones, so a step it cannot answer (a timeout after
+    /// `timeout`, a crash, a malformed answer) is the staff's input error
+    /// naming it as `who` (exit 2), never a failure, and nothing is
+    /// written for that scenario; the snapshots it writes say `recorder`
+    /// wrote them (`None`: the built-in engine, which says nothing).
+    pub fn as_reference(
+        mut self,
+        who: String,
+        recorder: Option<RecordedBy>,
+        timeout: Duration,
+    ) -> Prepared {
+        self.reference = Some(Reference {
+            who,
+            recorder,
+            timeout,
+        });
+        self
+    }
+
+    /// Who the snapshots it writes say wrote them, when it is a course's
+    /// reference program (`None`: a student's, or the built-in engine).
+    pub fn recorder(&self) -> Option<&RecordedBy> {
+        self.reference.as_ref()?.recorder.as_ref()
     }
 
     /// A subject given directly (the library's callers and tests).
@@ -725,6 +879,7 @@ impl Prepared {
             run: Run::Subjects(Arc::new(make)),
             build: None,
             _keep: Keep::Nothing,
+            reference: None,
         }
     }
 
@@ -747,6 +902,15 @@ impl Prepared {
     pub fn not_run(&self) -> Option<&FailureKind> {
         match &self.run {
             Run::Failed { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The compiler's message, when the upload did not compile (a
+    /// report's [`compile_error`](crate::report::Report::compile_error)).
+    pub fn compile_error(&self) -> Option<&str> {
+        match &self.run {
+            Run::Failed { compiler, .. } => compiler.as_deref(),
             _ => None,
         }
     }
@@ -782,7 +946,32 @@ impl Prepared {
     /// Runs `found` in discovery order on `jobs` workers, judging against
     /// `store`; `on_result` sees each result as it completes, in order.
     /// With `fail_fast`, no scenario starts after the first failure.
+    /// A reference's results are read as the staff's
+    /// ([`Prepared::as_reference`]).
     pub fn run(
+        &self,
+        found: &[Found],
+        jobs: usize,
+        store: &SnapshotStore,
+        mode: SnapshotMode,
+        fail_fast: bool,
+        mut on_result: impl FnMut(&ScenarioResult),
+    ) -> Vec<ScenarioResult> {
+        let Some(reference) = &self.reference else {
+            return self.run_each(found, jobs, store, mode, fail_fast, on_result);
+        };
+        let secs = reference.timeout.as_secs_f64();
+        let as_staff = |r: ScenarioResult| runner::as_reference_result(r, &reference.who, secs);
+        self.run_each(found, jobs, store, mode, fail_fast, |r| {
+            on_result(&as_staff(r.clone()))
+        })
+        .into_iter()
+        .map(as_staff)
+        .collect()
+    }
+
+    /// Runs `found` as [`Prepared::run`] does, each result as it came.
+    fn run_each(
         &self,
         found: &[Found],
         jobs: usize,
@@ -812,13 +1001,7 @@ impl Prepared {
                 let timeout = *timeout;
                 let make =
                     move || Box::new(EngineSubject::with_timeout(timeout)) as Box<dyn Subject>;
-                let secs = timeout.as_secs_f64();
-                runner::run_all_until(found, jobs, &make, store, mode, fail_fast, |r| {
-                    on_result(&runner::as_reference_result(r.clone(), secs))
-                })
-                .into_iter()
-                .map(|r| runner::as_reference_result(r, secs))
-                .collect()
+                runner::run_all_until(found, jobs, &make, store, mode, fail_fast, on_result)
             }
             Run::Console { grader, program } => runner::run_pool(
                 found,
@@ -996,11 +1179,12 @@ mod tests {
             memcheck: None,
             cache: BuildCache::off(),
             case: CaseRule::default(),
+            adapter: None,
         };
         let fine = found(dir.path(), "fine.txt", LAB3);
         assert!(matches!(
             Plan::for_uploads(std::slice::from_ref(&fine), &store, &options),
-            Ok(Plan::Lab3 { .. })
+            Ok(Plan::Classes { .. })
         ));
         let knight = found(
             dir.path(),
@@ -1028,7 +1212,7 @@ mod tests {
 
     #[test]
     fn a_missing_upload_folder_is_the_staffs_error_before_any_build() {
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             // A compiler that does not exist: never started.
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
@@ -1048,7 +1232,7 @@ mod tests {
         let scenarios = tempfile::tempdir().unwrap();
         // A console upload (a .cpp with main, no ChessBoard.hh) on a Lab 3 plan.
         std::fs::write(dir.path().join("main.cpp"), "int main() {}\n").unwrap();
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             cpp: CppOptions::new("/nonexistent/g++", Duration::from_secs(1)),
             limits: Limits::default(),
             memcheck: None,
@@ -1084,16 +1268,17 @@ mod tests {
             memcheck,
             cache: BuildCache::off(),
             case: CaseRule::default(),
+            adapter: None,
         };
         // The plan, not the command line, builds the upload for the tool.
         let asan = check(Tool::Asan, LeakPolicy::Item(5));
-        let plan = Plan::lab3(&options(Some(asan)));
-        let Plan::Lab3 { cpp, .. } = &plan else {
+        let plan = Plan::classes(&options(Some(asan)));
+        let Plan::Classes { cpp, .. } = &plan else {
             panic!("{plan:?}")
         };
         assert_eq!(cpp.memcheck, Some(Tool::Asan));
         assert_eq!(plan.memcheck(), Some(asan));
-        let Plan::Lab3 { cpp, .. } = Plan::lab3(&options(None)) else {
+        let Plan::Classes { cpp, .. } = Plan::classes(&options(None)) else {
             unreachable!()
         };
         assert_eq!(cpp.memcheck, None);
@@ -1111,7 +1296,7 @@ mod tests {
         assert_eq!((item.points, item.is_failure()), (5, true));
         assert_eq!(item.name, Path::new(memcheck::LEAK_ITEM));
         // Without --leak-points there is none.
-        let notes = Plan::lab3(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
+        let notes = Plan::classes(&options(Some(check(Tool::Asan, LeakPolicy::Note))))
             .build(dir.path())
             .unwrap();
         assert!(notes.leak_item(&[]).is_none());
@@ -1127,7 +1312,7 @@ mod tests {
 
     #[test]
     fn program_needs_a_console_plan_and_an_executable() {
-        let plan = Plan::Lab3 {
+        let plan = Plan::Classes {
             cpp: CppOptions::new("g++", Duration::from_secs(1)),
             limits: Limits::default(),
             memcheck: None,

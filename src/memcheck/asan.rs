@@ -323,7 +323,7 @@ mod tests {
 READ of size 4 at 0x602000000014 thread T0
     #0 0x563b72059416 in std::vector<int, std::allocator<int> >::operator[](unsigned long) /usr/include/c++/12/bits/stl_vector.h:1123
     #1 0x563b72059417 in Student::ChessBoard::isValidMove(int, int, int, int) /tmp/b/upload/ChessBoard.cc:172
-    #2 0x563b72059f0b in chessgrade_lab3_glue::valid(int, int, int, int) /tmp/b/chessgrade_adapter_glue.cc:63
+    #2 0x563b72059f0b in chessgrade::hooks::valid(chessgrade::Square, chessgrade::Square) /tmp/b/chessgrade_hooks.cc:63
     #3 0x7f8218a45249 in __libc_start_call_main ../sysdeps/nptl/libc_start_call_main.h:58
     #4 0x563b72059210 in _start (/tmp/b/engine+0x6210)
 
@@ -382,7 +382,7 @@ Shadow bytes around the buggy address:
 ==77==ERROR: AddressSanitizer: attempting double-free on 0x606000000020 in thread T0:
     #0 0x7f1 in operator delete[](void*) ../../../../src/libsanitizer/asan/asan_new_delete.cpp:155
     #1 0x55a in Student::ChessBoard::movePiece(int, int, int, int) /tmp/b/upload/ChessBoard.cc:214
-    #2 0x55b in chessgrade_lab3_glue::move(int, int, int, int) /tmp/b/chessgrade_adapter_glue.cc:65
+    #2 0x55b in chessgrade::hooks::try_move(chessgrade::Square, chessgrade::Square) /tmp/b/chessgrade_hooks.cc:65
 
 0x606000000020 is located 0 bytes inside of 64-byte region [0x606000000020,0x606000000060)
 freed by thread T0 here:
@@ -459,7 +459,7 @@ Board.cpp:9:28: runtime error: signed integer overflow: 2147483647 + 1 cannot be
 ==9==The signal is caused by a WRITE memory access.
 ==9==Hint: address points to the zero page.
     #0 0x55 in Student::ChessBoard::movePiece(int, int, int, int) /tmp/b/upload/ChessBoard.cc:190
-    #1 0x56 in chessgrade_lab3_glue::move(int, int, int, int) /tmp/b/chessgrade_adap";
+    #1 0x56 in chessgrade::hooks::try_move(chessgrade::Square, chessgrade::Square) /tmp/b/chessgrade_adap";
         let e = parse(&[text.to_string()], &sources()).error.unwrap();
         assert_eq!(e.kind, ErrorKind::InvalidAccess);
         assert_eq!(

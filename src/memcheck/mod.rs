@@ -525,8 +525,9 @@ pub struct Sources {
 
 /// File names of the grader's own code compiled into a program.
 const GRADER_FILES: &[&str] = &[
-    "chessgrade_adapter_main.cc",
-    "chessgrade_adapter_glue.cc",
+    "chessgrade_kit_main.cc",
+    "chessgrade_kit.hh",
+    "chessgrade_hooks.cc",
     "chessgrade_console_shim.c",
 ];
 
@@ -892,7 +893,7 @@ mod tests {
             s.student_file("/tmp/b/upload/ChessBoard.cc").as_deref(),
             Some("ChessBoard.cc")
         );
-        assert_eq!(s.student_file("/tmp/b/chessgrade_adapter_glue.cc"), None);
+        assert_eq!(s.student_file("/tmp/b/chessgrade_hooks.cc"), None);
         assert_eq!(
             s.student_file("/usr/include/c++/12/bits/stl_vector.h"),
             None

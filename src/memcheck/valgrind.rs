@@ -296,9 +296,9 @@ mod tests {
                 172
             ),
             frame_xml(
-                "chessgrade_lab3_glue::valid(int, int, int, int)",
+                "chessgrade::hooks::valid(chessgrade::Square, chessgrade::Square)",
                 "/tmp/b",
-                "chessgrade_adapter_glue.cc",
+                "chessgrade_hooks.cc",
                 63
             ),
             frame_xml(

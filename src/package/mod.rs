@@ -32,7 +32,7 @@ pub const ROOT_VARIABLE: &str = "AUTOGRADER_ROOT";
 
 /// Flags the packaged `run_autograder` sets itself: passing one through
 /// would contradict it.
-const OWN_FLAGS: [&str; 12] = [
+const OWN_FLAGS: [&str; 13] = [
     "--submission",
     "--class",
     "--engine",
@@ -45,6 +45,7 @@ const OWN_FLAGS: [&str; 12] = [
     "--overlay",
     "--list",
     "--rules",
+    "--adapter",
 ];
 
 /// What goes into a Gradescope autograder.
@@ -58,6 +59,9 @@ pub struct GradescopeSpec {
     pub snapshots: PathBuf,
     /// The course's starter files copied over each upload (`--overlay`).
     pub overlay: Option<PathBuf>,
+    /// A course's hook file (`--adapter`): packaged as `adapter/<name>`
+    /// with the course's headers beside it, as the build reads them.
+    pub adapter: Option<PathBuf>,
     /// `--rules` files: packaged as `rules/<n>.toml` and named by the
     /// command.
     pub rules: Vec<PathBuf>,
@@ -77,6 +81,8 @@ pub struct Packed {
     /// engine would stop at them).
     pub without_snapshot: Vec<String>,
     pub overlay_files: usize,
+    /// The hook file and the course's headers beside it (0: no `--adapter`).
+    pub adapter_files: usize,
     /// Rule files (the scenarios' own and `--rules`).
     pub rule_files: usize,
     /// The zip's size in bytes.
@@ -92,9 +98,14 @@ impl GradescopeSpec {
             let name = f.split('=').next().unwrap_or(f);
             if OWN_FLAGS.contains(&name) {
                 return Err(StaffError::Usage(format!(
-                    "`{f}`: the packaged run_autograder sets {name} itself; give the scenarios with --scenarios, --root, --snapshots and --overlay"
+                    "`{f}`: the packaged run_autograder sets {name} itself; give it to `package gradescope` before `--` (the scenarios, --root, --snapshots, --rules, --overlay, --adapter)"
                 )));
             }
+        }
+        if self.overlay.is_some() && self.adapter.is_some() {
+            return Err(StaffError::Usage(
+                "--adapter grades a course's C++ classes through its hook file; --overlay is a console course's starter files: give one or the other".into(),
+            ));
         }
         Ok(())
     }
@@ -108,6 +119,12 @@ impl GradescopeSpec {
         if self.overlay.is_some() {
             cmd.push_str(" --overlay overlay");
         }
+        if let Some(name) = self.adapter_name() {
+            cmd.push_str(&format!(
+                " --adapter {}",
+                shell_quote(&format!("adapter/{name}"))
+            ));
+        }
         for i in 0..self.rules.len() {
             cmd.push_str(&format!(" --rules rules/{}.toml", i + 1));
         }
@@ -117,6 +134,12 @@ impl GradescopeSpec {
         }
         cmd.push_str(" --format gradescope --output \"$ROOT/results/results.json\"");
         cmd
+    }
+
+    /// The hook file's name in the package (its own file name).
+    fn adapter_name(&self) -> Option<String> {
+        let file = self.adapter.as_ref()?.file_name()?;
+        Some(file.to_string_lossy().into_owned())
     }
 
     /// Writes the autograder zip to `out` (atomically).
@@ -154,6 +177,21 @@ impl GradescopeSpec {
                 overlay.display()
             )));
         }
+        // Read before anything is written: a hook file that cannot be
+        // read is found now, not on Gradescope.
+        let adapter = match &self.adapter {
+            Some(hook_file) => {
+                let unreadable = |e: &dyn std::fmt::Display| {
+                    StaffError::Usage(format!("--adapter {}: {e}", hook_file.display()))
+                };
+                let text = crate::input::read_regular_file(hook_file, 1 << 20)
+                    .map_err(|e| unreadable(&e))?;
+                let headers =
+                    crate::submission::course_headers(hook_file).map_err(|e| unreadable(&e))?;
+                Some((text, headers))
+            }
+            None => None,
+        };
         let store = SnapshotStore::new(&self.snapshots);
         // Reading the staff's files, or writing the zip.
         let staff = |target: &Path, error: io::Error| {
@@ -187,6 +225,7 @@ impl GradescopeSpec {
             snapshots: 0,
             without_snapshot: Vec::new(),
             overlay_files: 0,
+            adapter_files: 0,
             rule_files: 0,
             bytes: 0,
             command: self.command(),
@@ -238,6 +277,18 @@ impl GradescopeSpec {
                 zip.file(&format!("overlay/{rel}"), entry.path(), mode)
                     .map_err(|e| staff(entry.path(), e))?;
                 packed.overlay_files += 1;
+            }
+        }
+        if let (Some((text, headers)), Some(name)) = (&adapter, self.adapter_name()) {
+            zip.dir("adapter/").map_err(fail)?;
+            zip.bytes(&format!("adapter/{name}"), text, 0o644)
+                .map_err(fail)?;
+            packed.adapter_files += 1;
+            for (rel, bytes) in headers {
+                let Some(rel) = zip_name(rel) else { continue };
+                zip.bytes(&format!("adapter/{rel}"), bytes, 0o644)
+                    .map_err(fail)?;
+                packed.adapter_files += 1;
             }
         }
         zip.w.finish().map_err(|e| fail(io::Error::other(e)))?;
@@ -365,10 +416,14 @@ impl Zip {
     }
 
     fn text(&mut self, name: &str, text: &str, mode: u32) -> io::Result<()> {
+        self.bytes(name, text.as_bytes(), mode)
+    }
+
+    fn bytes(&mut self, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
         self.w
             .start_file(name, Self::options(mode))
             .map_err(io::Error::other)?;
-        self.w.write_all(text.as_bytes())
+        self.w.write_all(bytes)
     }
 
     fn file(&mut self, name: &str, path: &Path, mode: u32) -> io::Result<()> {
@@ -408,6 +463,7 @@ mod tests {
             root: "scenarios".into(),
             snapshots: "snapshots".into(),
             overlay: None,
+            adapter: None,
             rules: Vec::new(),
             flags: flags.iter().map(|f| f.to_string()).collect(),
             binary: "chessgrade".into(),

@@ -17,36 +17,13 @@ fn flag(on: bool) -> &'static str {
     if on { "1" } else { "0" }
 }
 
-fn castling_name(c: Castling) -> &'static str {
-    match c {
-        Castling::None => "none",
-        Castling::HomeSquares8x8 => "home-squares",
-        Castling::Rights => "rights",
-    }
-}
-
-fn ends_text(ends: Ends) -> String {
-    let names: Vec<&str> = [
-        (ends.checkmate, "checkmate"),
-        (ends.stalemate, "stalemate"),
-        (ends.king_captured, "king-captured"),
-    ]
-    .into_iter()
-    .filter_map(|(on, n)| on.then_some(n))
-    .collect();
-    match names.is_empty() {
-        true => "-".into(),
-        false => names.join(","),
-    }
-}
-
 /// The tokens that turn `rules.id`'s built-in set into `rules` (the
 /// Mystery shape aside: it has its own clause).
 pub(super) fn rule_tokens(rules: &RuleSet) -> Vec<String> {
     let base = rules.id.rules();
     let mut out = Vec::new();
     if rules.castling != base.castling {
-        out.push(format!("castling={}", castling_name(rules.castling)));
+        out.push(format!("castling={}", rules.castling.name()));
     }
     if let Some([q, k]) = rules
         .castling_files
@@ -76,15 +53,16 @@ pub(super) fn rule_tokens(rules: &RuleSet) -> Vec<String> {
         ));
     }
     if rules.ends != base.ends {
-        out.push(format!("ends={}", ends_text(rules.ends)));
+        let names = rules.ends.names();
+        let text = if names.is_empty() {
+            "-".to_string()
+        } else {
+            names.join(",")
+        };
+        out.push(format!("ends={text}"));
     }
     if rules.notation != base.notation {
-        let name = match rules.notation {
-            Notation::Uci => "uci",
-            Notation::Jhu => "jhu",
-            Notation::Cuhk => "cuhk",
-        };
-        out.push(format!("notation={name}"));
+        out.push(format!("notation={}", rules.notation.name()));
     }
     for (role, kind) in rules.pieces.own_pieces() {
         let same_moves = base
@@ -133,12 +111,10 @@ pub(super) fn rules_of_tokens(id: RuleSetId, tokens: &[&str]) -> Result<RuleSet,
         let (key, value) = token.split_once('=').unwrap_or((token, ""));
         match key {
             "castling" => {
-                rules.castling = match value {
-                    "none" => Castling::None,
-                    "home-squares" => Castling::HomeSquares8x8,
-                    "rights" => Castling::Rights,
-                    _ => return Err(bad(token, "expected none, home-squares or rights")),
-                }
+                rules.castling = Castling::ALL
+                    .into_iter()
+                    .find(|c| c.name() == value)
+                    .ok_or_else(|| bad(token, "expected none, home-squares or rights"))?
             }
             "castling_files" => {
                 let files: Vec<u16> = value

@@ -259,12 +259,14 @@ mod tests {
             partition: None,
             elapsed_secs: 0.0,
             notes: vec![],
+            compile_error: None,
             scenarios: classes
                 .iter()
                 .enumerate()
                 .map(|(i, c)| ScenarioRecord {
                     name: format!("s{i}.txt"),
                     path: String::new(),
+                    rules: None,
                     points: 2,
                     earned: if c.is_none() { 2 } else { 0 },
                     visibility: "visible".into(),
@@ -281,9 +283,11 @@ mod tests {
                     elapsed_secs: 0.0,
                     boards: vec![],
                     memory: None,
+                    changes: Vec::new(),
                 })
                 .collect(),
             run: None,
+            changes: Default::default(),
         }
     }
 

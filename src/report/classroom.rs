@@ -120,7 +120,7 @@ fn results(report: &Report) -> Results {
         "pass"
     };
     let mut message = report.summary_line();
-    for note in &report.notes {
+    for note in &report.told_notes() {
         message.push_str("\nnote: ");
         message.push_str(&sanitize::terminal(note));
     }
@@ -195,12 +195,13 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::model::{REPORT_VERSION, ScenarioRecord};
 
-    /// Standard base64 back to bytes (what the reporter does).
-    fn decode(text: &str) -> Vec<u8> {
+    /// Standard base64 back to bytes (what the reporter does; the other
+    /// renderers' tests read their pictures' data URLs with it).
+    pub(crate) fn decode(text: &str) -> Vec<u8> {
         let value = |c: u8| match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
@@ -249,6 +250,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points,
             earned: if status == Status::Pass { points } else { 0 },
             visibility: "visible".into(),
@@ -269,6 +271,7 @@ mod tests {
             elapsed_secs: 0.0425,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -279,8 +282,10 @@ mod tests {
             partition: None,
             elapsed_secs: 1.0,
             notes: vec!["left out 1 build product the upload carried: chess".into()],
+            compile_error: None,
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 

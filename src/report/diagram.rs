@@ -165,6 +165,11 @@ pub struct Diagram {
     /// A square both missing and extra (never happens in a scan) keeps
     /// the later mark.
     pub marks: Vec<([usize; 2], Mark)>,
+    /// The step's move, when the step is one whose two squares are on the
+    /// board: from and to as `[row, col]`. The pictures draw it as an
+    /// arrow; the text diagram leaves it out (its marks say enough there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<[[usize; 2]; 2]>,
 }
 
 /// How to draw a diagram on a terminal.
@@ -198,7 +203,18 @@ impl Diagram {
             board: coords.board(board),
             coords,
             marks: Vec::new(),
+            moved: None,
         }
+    }
+
+    /// Marks the move of `step` (a scenario line, as written), when it is
+    /// one whose squares are both on this board: `movePiece r1 c1 r2 c2`,
+    /// or `move` in any course's notation ([`move_squares`]).
+    pub fn with_move(mut self, step: &str) -> Diagram {
+        let rows = self.rows();
+        let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
+        self.moved = move_squares(step, self.coords, nr, nc);
+        self
     }
 
     /// Marks the origin (`*`) and target of scan items that are missing
@@ -259,9 +275,23 @@ impl Diagram {
     /// `max_rows`: the whole board when it fits, else a window centred on
     /// the marked squares (or the pieces, when nothing is marked).
     pub fn window(&self, max_rows: usize, max_cols: usize) -> (Range, Range) {
+        self.window_around(max_rows, max_cols, &[])
+    }
+
+    /// [`Diagram::window`], centred on `squares` when nothing is marked
+    /// (the pictures: the square a move went to), before the pieces.
+    pub fn window_around(
+        &self,
+        max_rows: usize,
+        max_cols: usize,
+        squares: &[[usize; 2]],
+    ) -> (Range, Range) {
         let rows = self.rows();
         let (nr, nc) = (rows.len(), rows.first().map_or(0, Vec::len));
         let mut interest: Vec<[usize; 2]> = self.marks.iter().map(|(sq, _)| *sq).collect();
+        if interest.is_empty() {
+            interest.extend_from_slice(squares);
+        }
         if interest.is_empty() {
             for (r, row) in rows.iter().enumerate() {
                 for (c, ch) in row.iter().enumerate() {
@@ -386,6 +416,60 @@ impl Diagram {
     }
 }
 
+/// The squares a step moves from and to, as `[row, col]` on a board of
+/// `rows` x `cols`, when the step (a scenario line) is a move and both
+/// squares are on the board: `movePiece r1 c1 r2 c2` (Lab 3's numbers), or
+/// `move ARGS` in the notation of the readers of `coords` (UCI, JHU's
+/// `E2E4`, CUHK's `A7 A5`; for row and column numbers, a protocol engine's
+/// failure, the notation the argument is written in). The step is read as
+/// the scenario parser reads it ([`crate::engine::parse_move`]); `None`
+/// for any other step, or a square off the board.
+pub fn move_squares(
+    step: &str,
+    coords: Coords,
+    rows: usize,
+    cols: usize,
+) -> Option<[[usize; 2]; 2]> {
+    use crate::engine::{MoveInput, Notation, parse_move};
+    let words: Vec<&str> = step.split_whitespace().collect();
+    let on = |r: usize, c: usize| (r < rows && c < cols).then_some([r, c]);
+    match words.as_slice() {
+        ["movePiece", nums @ ..] if nums.len() == 4 => {
+            let n: Vec<usize> = nums.iter().map(|n| n.parse().ok()).collect::<Option<_>>()?;
+            Some([on(n[0], n[1])?, on(n[2], n[3])?])
+        }
+        ["move", args @ ..] if !args.is_empty() => {
+            let notation = match coords {
+                Coords::Files => Notation::Uci,
+                Coords::UpperFiles => Notation::Jhu,
+                Coords::UpperFilesTopDown => Notation::Cuhk,
+                // A protocol engine's step: its own notation, told by its shape.
+                Coords::Numbers if args.len() == 2 => Notation::Cuhk,
+                Coords::Numbers if args[0].starts_with(|c: char| c.is_ascii_uppercase()) => {
+                    Notation::Jhu
+                }
+                Coords::Numbers => Notation::Uci,
+            };
+            if args.len() != crate::engine::arity(notation) {
+                return None;
+            }
+            let dims = crate::domain::Dims::new(rows as i64, cols as i64).ok()?;
+            match parse_move(notation, dims, args).ok()? {
+                MoveInput::Move {
+                    from: Some(from),
+                    to: Some(to),
+                    ..
+                } => Some([
+                    [usize::from(from.row()), usize::from(from.col())],
+                    [usize::from(to.row()), usize::from(to.col())],
+                ]),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// A half-open range of rows or columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
@@ -445,7 +529,8 @@ pub fn locale_is_utf8() -> bool {
 /// printed boards; then the board before the step, with a scan's missing
 /// and extra items marked. Coordinates are row/column numbers, as the
 /// trace's items, except for a console program's failure: its course's
-/// files and ranks, as its students read them.
+/// files and ranks, as its students read them. A step that is a move has
+/// its from and to on each ([`Diagram::moved`]).
 pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
     use crate::compare::Detail;
     use crate::runner::FailureKind;
@@ -510,7 +595,11 @@ pub fn failure_diagrams(f: &crate::runner::Failure) -> Vec<Diagram> {
             None => d,
         });
     }
-    out
+    // A move's from and to, on every board of it (the pictures' arrow).
+    match &f.step_source {
+        Some(step) => out.into_iter().map(|d| d.with_move(step)).collect(),
+        None => out,
+    }
 }
 
 #[cfg(test)]

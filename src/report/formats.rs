@@ -1,4 +1,5 @@
 //! Rendering a [`Report`] as JSON, JUnit XML, Gradescope's `results.json`
+//! (a failure's board pictures in its HTML output, [`super::picture`])
 //! or GitHub Actions annotations (PrairieLearn's `results.json` is
 //! [`super::prairielearn`], GitHub Classroom's grader output
 //! [`super::classroom`], the HTML page [`super::html`]). Each renderer only
@@ -6,7 +7,8 @@
 //! format by [`super::sanitize`]: XML-invalid characters escaped in JUnit,
 //! terminal controls escaped in GitHub's log; JSON escapes by itself.
 
-use super::model::{Report, Status};
+use super::model::{Report, ScenarioRecord, Status};
+use super::picture::Budget;
 use super::sanitize;
 use quick_xml::Writer;
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, Event};
@@ -19,7 +21,16 @@ pub fn json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// Gradescope's autograder `results.json`.
+/// How many bytes of board pictures Gradescope's `results.json` holds at
+/// most (Gradescope states no limit; a class's worth of failures on large
+/// boards would make a page no student waits for).
+pub const GRADESCOPE_PICTURES: usize = 1_000_000;
+
+/// Gradescope's autograder `results.json`. A failure with boards is
+/// `output_format: "html"`: its cause, its board pictures (images, as
+/// Gradescope shows them; within [`GRADESCOPE_PICTURES`]) and the whole
+/// failure as preformatted text, all escaped; every other test's output
+/// is the text.
 pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Results<'a> {
@@ -36,13 +47,16 @@ pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         max_score: f64,
         status: &'static str,
         output: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        output_format: Option<&'static str>,
         visibility: &'a str,
     }
     let totals = report.totals();
     let mut output = report.summary_line();
-    for note in &report.notes {
+    for note in &report.told_notes() {
         output.push_str(&format!("\nnote: {note}"));
     }
+    let mut budget = Budget::new(GRADESCOPE_PICTURES);
     let results = Results {
         score: totals.points as f64,
         execution_time: report.elapsed_secs.ceil() as u64,
@@ -51,19 +65,50 @@ pub fn gradescope(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             .scenarios
             .iter()
             .enumerate()
-            .map(|(i, s)| Test {
-                name: &s.name,
-                number: (i + 1).to_string(),
-                score: s.earned as f64,
-                max_score: s.points as f64,
-                status: if s.passed() { "passed" } else { "failed" },
-                output: s.details.clone(),
-                visibility: &s.visibility,
+            .map(|(i, s)| {
+                let pictures = (!s.passed()).then(|| budget.images(&s.boards)).flatten();
+                let (output, output_format) = match pictures {
+                    Some(images) => (gradescope_html(s, &images), Some("html")),
+                    None => (s.details.clone(), None),
+                };
+                Test {
+                    name: &s.name,
+                    number: (i + 1).to_string(),
+                    score: s.earned as f64,
+                    max_score: s.points as f64,
+                    status: if s.passed() { "passed" } else { "failed" },
+                    output,
+                    output_format,
+                    visibility: &s.visibility,
+                }
             })
             .collect(),
     };
     serde_json::to_writer_pretty(&mut *out, &results).map_err(io::Error::other)?;
     writeln!(out)
+}
+
+/// A failed test's HTML output: the cause, the pictures (title, data URL)
+/// and the whole failure as text. Well-formed as XML too (each `<img/>`
+/// closed), so any sanitiser reads it as written.
+fn gradescope_html(s: &ScenarioRecord, images: &[(String, String)]) -> String {
+    let mut h = format!(
+        "<p><code>{}</code> {}</p>\n<div>",
+        sanitize::html(s.class.as_deref().unwrap_or("failure")),
+        sanitize::html(&s.message)
+    );
+    for (title, url) in images {
+        h.push_str(&format!(
+            "<figure style=\"display:inline-block;vertical-align:top;margin:0 1.5em 1em 0\">\
+             <figcaption><strong>{t}</strong></figcaption><img alt=\"{t}\" src=\"{url}\" style=\"max-width:100%\" /></figure>",
+            t = sanitize::html(title)
+        ));
+    }
+    h.push_str(&format!(
+        "</div>\n<pre>{}</pre>",
+        sanitize::html(&s.details)
+    ));
+    h
 }
 
 /// JUnit XML as Jenkins and GitLab read it: one `<testcase>` per scenario,
@@ -134,8 +179,9 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     // What the run said of the upload (what was left out, where it was
     // built from): the suite's own output, as Jenkins and GitLab show it.
-    if !report.notes.is_empty() {
-        let notes: Vec<String> = report.notes.iter().map(|n| format!("note: {n}")).collect();
+    let told = report.told_notes();
+    if !told.is_empty() {
+        let notes: Vec<String> = told.iter().map(|n| format!("note: {n}")).collect();
         w.write_event(Event::Start(BytesStart::new("system-out")))?;
         let text = sanitize::xml(&notes.join("\n")).into_owned();
         w.write_event(Event::Text(quick_xml::events::BytesText::new(&text)))?;
@@ -151,7 +197,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 /// failed scenario, pointing at the scenario file and the line of the
 /// first mismatch, then a summary line.
 pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    for note in &report.notes {
+    for note in &report.told_notes() {
         writeln!(out, "::notice title=chessgrade::{}", escape_data(note))?;
     }
     for s in &report.scenarios {
@@ -228,6 +274,7 @@ mod tests {
         let rec = |name: &str, status, line| ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points: 2,
             earned: if status == Status::Pass { 2 } else { 0 },
             visibility: "hidden".into(),
@@ -240,6 +287,7 @@ mod tests {
             elapsed_secs: 0.25,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         };
         Report {
             chessgrade_report: REPORT_VERSION,
@@ -247,11 +295,13 @@ mod tests {
             partition: None,
             elapsed_secs: 1.2,
             notes: vec![],
+            compile_error: None,
             scenarios: vec![
                 rec("a/x.txt", Status::Pass, None),
                 rec("a/y.txt", Status::Fail, Some(7)),
             ],
             run: None,
+            changes: Default::default(),
         }
     }
 
@@ -386,6 +436,92 @@ mod tests {
         assert!(text.starts_with("::error file=scenarios/a/y.txt,line=7,title=chessgrade%3A a/y.txt::a call did not match, at line 7"), "{text}");
         assert!(text.contains("%0Adetails"));
         assert!(text.ends_with("chessgrade: 1 passed, 1 failed, 0 errors; points 2/4\n"));
+    }
+
+    /// A failure with a board, as a scenario of `sample()`.
+    fn with_board(mut r: Report) -> Report {
+        use crate::report::diagram::{Coords, Diagram};
+        r.scenarios[1].boards = vec![
+            Diagram::new(
+                "board before the step",
+                &crate::engine::BoardText("K.<&/..\u{1b}'".into()),
+                Coords::Numbers,
+            )
+            .with_scan_items(&["  V 0 0 1 1".into()], &[]),
+        ];
+        r
+    }
+
+    /// Every element of an HTML fragment parses (as XML: a stricter
+    /// reader than any browser or sanitiser); its text, references decoded.
+    fn well_formed(html: &str) -> String {
+        crate::report::picture::tests::texts(&format!("<div>{html}</div>")).join("")
+    }
+
+    #[test]
+    fn a_gradescope_failure_with_a_board_is_html_with_its_picture() {
+        let report = with_board(hostile());
+        let mut buf = Vec::new();
+        gradescope(&report, &mut buf).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v["tests"][0].get("output_format"), None, "a pass is text");
+        let t = &v["tests"][1];
+        assert_eq!(t["output_format"], "html");
+        let html = t["output"].as_str().unwrap();
+        assert!(
+            html.contains("<img alt=\"board before the step\" src=\"data:image/svg+xml;base64,")
+        );
+        let text = well_formed(html);
+        // What the submission wrote is there, escaped, as it wrote it
+        // (controls made visible).
+        assert!(text.contains("answered `\\x1b[2J\\x07\\x00`"), "{text}");
+        assert!(
+            text.contains("stderr: \\x1b]0;pwned\\x07\\x00\\x08\\u{fffe} ]]> \\u{202e}end"),
+            "{text}"
+        );
+        // The picture itself is a well-formed SVG of the board.
+        let url = html
+            .split("src=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let svg = crate::report::classroom::tests::decode(
+            url.strip_prefix("data:image/svg+xml;base64,").unwrap(),
+        );
+        let svg = String::from_utf8(svg).unwrap();
+        well_formed(&svg);
+        assert!(svg.contains("<rect class=\"missing\""), "{svg}");
+    }
+
+    #[test]
+    fn gradescopes_pictures_stop_at_their_budget_and_the_text_stays() {
+        let one = with_board(sample());
+        let failure = one.scenarios[1].clone();
+        let mut report = sample();
+        report.scenarios = (0..2000)
+            .map(|i| ScenarioRecord {
+                name: format!("a/{i}.txt"),
+                ..failure.clone()
+            })
+            .collect();
+        let mut buf = Vec::new();
+        gradescope(&report, &mut buf).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        let tests = v["tests"].as_array().unwrap();
+        let html = tests
+            .iter()
+            .filter(|t| t["output_format"] == "html")
+            .count();
+        assert!(html > 50 && html < 2000, "{html}");
+        assert!(tests[..html].iter().all(|t| t["output_format"] == "html"));
+        assert_eq!(tests[html]["output"], failure.details.as_str());
+        let pictures: usize = tests[..html]
+            .iter()
+            .map(|t| t["output"].as_str().unwrap().len())
+            .sum();
+        assert!(pictures < GRADESCOPE_PICTURES + html * 1000, "{pictures}");
     }
 
     /// A report whose passing scenario leaked (the memory check's note).

@@ -1,16 +1,199 @@
-//! The HTML report: one self-contained page (inline CSS and JavaScript, no
-//! network, no external fonts) for a batch or a whole class. A table has a
-//! row per submission and a column per scenario with the points earned;
-//! columns sort on a click; a failing cell opens its first mismatch — the
-//! one-line cause, the full explanation, and the board diagrams drawn as
-//! tables with the marked squares coloured and labelled. Everything shown
-//! comes from the [`Report`]s: the page computes nothing but sort orders.
+//! The HTML reports: self-contained pages (inline CSS, no network, no
+//! external fonts), each board drawn as a picture ([`super::picture`]).
+//!
+//! - [`student_page`]: one submission's report, the page its student
+//!   reads: what did not build (the compiler's message) first, then each
+//!   failed scenario with its one-line cause, its board pictures shown and
+//!   the whole failure as text, then the passes. No script.
+//! - [`page`]: a class (or several runs): a table with a row per
+//!   submission and a column per scenario with the points earned; columns
+//!   sort on a click; a failing cell opens its first mismatch (the cause,
+//!   the pictures, the text).
+//!
+//! Everything shown comes from the [`Report`]s: a page computes nothing
+//! but sort orders. Every text goes through [`super::sanitize::html`], the one
+//! escaping function of the pages and pictures.
 
 use super::diagram::Diagram;
-use super::model::{Report, Status};
+use super::model::{Report, ScenarioRecord, Status};
+use super::picture;
+use super::sanitize::html as esc;
 use std::fmt::Write;
 
-/// The page for `reports` (one per submission), titled `title`.
+/// A whole page: `<head>` (the title, the shared style), then `body`, and
+/// `script` (if any) at its end.
+pub(crate) fn document(title: &str, body: &str, script: Option<&str>) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(title)
+    );
+    h.push_str(body);
+    if let Some(js) = script {
+        let _ = writeln!(h, "<script>{js}</script>");
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+/// A board picture with its title as a caption.
+pub fn figure(d: &Diagram) -> String {
+    format!(
+        "<figure class=\"diagram\"><figcaption>{}</figcaption>{}</figure>",
+        esc(&d.title),
+        picture::svg(d)
+    )
+}
+
+/// A failure's pictures, side by side (nothing when it has none).
+fn figures(s: &ScenarioRecord) -> String {
+    if s.boards.is_empty() {
+        return String::new();
+    }
+    let all: String = s.boards.iter().map(figure).collect();
+    format!("<div class=\"boards\">{all}</div>\n")
+}
+
+/// Whether a failure is only the build's (nothing of the scenario ran).
+fn unbuilt(s: &ScenarioRecord) -> bool {
+    matches!(s.class.as_deref(), Some("compile_error" | "not_recognised"))
+}
+
+/// One submission's page (see the module doc).
+pub fn student_page(report: &Report) -> String {
+    let t = report.totals();
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>{}</h1>\n<p class=\"totals\"><span id=\"passed\">{}</span> of <span id=\"scenarios\">{}</span> scenarios passed · \
+         <span id=\"failed\">{}</span> failed · <span id=\"errors\">{}</span> errors · \
+         points <span id=\"points\">{}</span>/<span id=\"possible\">{}</span></p>\n",
+        esc(&report.subject),
+        t.passed,
+        report.scenarios.len(),
+        t.failed,
+        t.errors,
+        t.points,
+        t.possible
+    );
+    if let Some(message) = &report.compile_error {
+        let _ = write!(
+            b,
+            "<section class=\"compile\"><h2>The upload did not compile</h2>\n\
+             <p>Every scenario fails until it does; the compiler said:</p>\n<pre>{}</pre></section>\n",
+            esc(message)
+        );
+    }
+    let (failed, passed): (Vec<&ScenarioRecord>, Vec<&ScenarioRecord>) =
+        report.scenarios.iter().partition(|s| !s.passed());
+    // Failures that are the build's alone say one thing many times: one
+    // line for them all, their names behind a click.
+    let (unbuilt, failed): (Vec<&ScenarioRecord>, Vec<&ScenarioRecord>) = failed
+        .into_iter()
+        .partition(|s| unbuilt(s) && s.boards.is_empty());
+    if !failed.is_empty() || !unbuilt.is_empty() {
+        let _ = writeln!(
+            b,
+            "<h2 id=\"failures\">Failed ({})</h2>",
+            failed.len() + unbuilt.len()
+        );
+    }
+    for (i, s) in failed.iter().enumerate() {
+        let _ = write!(
+            b,
+            "<section class=\"scenario fail\" id=\"failure-{}\">\n<h3><span class=\"mark\">✗</span> {} \
+             <span class=\"pts\">{}/{}</span></h3>\n<p class=\"cause\"><span class=\"class\">{}</span> {}</p>\n{}",
+            i + 1,
+            esc(&s.name),
+            s.earned,
+            s.points,
+            esc(s.class.as_deref().unwrap_or("failure")),
+            esc(&s.message),
+            figures(s)
+        );
+        for note in s.memory_notes() {
+            let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&note));
+        }
+        let _ = write!(
+            b,
+            "<details open><summary>the whole failure, as text</summary><pre>{}</pre></details>\n</section>\n",
+            esc(&s.details)
+        );
+    }
+    if let Some(first) = unbuilt.first() {
+        let names: String = unbuilt
+            .iter()
+            .map(|s| {
+                format!(
+                    "<li>{} <span class=\"pts\">{}/{}</span></li>",
+                    esc(&s.name),
+                    s.earned,
+                    s.points
+                )
+            })
+            .collect();
+        let _ = write!(
+            b,
+            "<section class=\"scenario fail unbuilt\">\n<p class=\"cause\"><span class=\"class\">{}</span> \
+             {} scenarios not run: {}</p>\n<details><summary>which</summary><ul>{names}</ul></details>\n</section>\n",
+            esc(first.class.as_deref().unwrap_or("failure")),
+            unbuilt.len(),
+            esc(&first.message)
+        );
+    }
+    if !passed.is_empty() {
+        let _ = writeln!(
+            b,
+            "<h2 id=\"passes\">Passed ({})</h2>\n<ul class=\"passes\">",
+            passed.len()
+        );
+        for s in passed {
+            let notes: Vec<String> = s.memory_notes().iter().map(|n| esc(n)).collect();
+            let noted = match notes.is_empty() {
+                true => String::new(),
+                false => format!("<br><span class=\"note\">{}</span>", notes.join("; ")),
+            };
+            let _ = writeln!(
+                b,
+                "<li><span class=\"mark\">✓</span> {} <span class=\"pts\">{}/{}</span>{noted}</li>",
+                esc(&s.name),
+                s.earned,
+                s.points
+            );
+        }
+        b.push_str("</ul>\n");
+    }
+    notes(&mut b, std::slice::from_ref(report), false);
+    document(&format!("chessgrade: {}", report.subject), &b, None)
+}
+
+/// The notes of `reports`, each named by its subject when `named`.
+fn notes(b: &mut String, reports: &[Report], named: bool) {
+    let notes: Vec<(&str, &String)> = reports
+        .iter()
+        .flat_map(|r| r.notes.iter().map(move |n| (r.subject.as_str(), n)))
+        .collect();
+    if notes.is_empty() {
+        return;
+    }
+    b.push_str("<h2>notes</h2>\n<ul class=\"notes\">\n");
+    for (subject, n) in notes {
+        match named {
+            true => {
+                let _ = writeln!(b, "<li><b>{}</b>: {}</li>", esc(subject), esc(n));
+            }
+            false => {
+                let _ = writeln!(b, "<li>{}</li>", esc(n));
+            }
+        }
+    }
+    b.push_str("</ul>\n");
+}
+
+/// The class page for `reports` (one per submission), titled `title`.
 pub fn page(title: &str, reports: &[Report]) -> String {
     // Scenario columns: every name, in first-seen order.
     let mut names: Vec<&str> = Vec::new();
@@ -31,14 +214,7 @@ pub fn page(title: &str, reports: &[Report]) -> String {
         possible += t.possible;
     }
     let mut h = String::new();
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        esc(title),
-        esc(title)
-    );
+    let _ = writeln!(h, "<h1>{}</h1>", esc(title));
     let _ = writeln!(
         h,
         "<p class=\"totals\"><span id=\"submissions\">{}</span> submissions · \
@@ -127,12 +303,13 @@ pub fn page(title: &str, reports: &[Report]) -> String {
                         esc(s.class.as_deref().unwrap_or("failure")),
                         esc(&s.message)
                     );
-                    if !s.boards.is_empty() {
-                        details.push_str("<div class=\"boards\">");
-                        for d in &s.boards {
-                            details.push_str(&board(d));
-                        }
-                        details.push_str("</div>\n");
+                    details.push_str(&figures(s));
+                    if let Some(message) = r.compile_error.as_ref().filter(|_| unbuilt(s)) {
+                        let _ = write!(
+                            details,
+                            "<p>The compiler said:</p>\n<pre class=\"compile\">{}</pre>\n",
+                            esc(message)
+                        );
                     }
                     let _ = write!(details, "<pre>{}</pre>\n</section>\n", esc(&s.details));
                 }
@@ -143,82 +320,8 @@ pub fn page(title: &str, reports: &[Report]) -> String {
     h.push_str("</tbody>\n</table></div>\n<div id=\"details\">\n");
     h.push_str(&details);
     h.push_str("</div>\n");
-    let notes: Vec<(&str, &String)> = reports
-        .iter()
-        .flat_map(|r| r.notes.iter().map(move |n| (r.subject.as_str(), n)))
-        .collect();
-    if !notes.is_empty() {
-        h.push_str("<h2>notes</h2>\n<ul class=\"notes\">\n");
-        for (subject, n) in notes {
-            let _ = writeln!(h, "<li><b>{}</b>: {}</li>", esc(subject), esc(n));
-        }
-        h.push_str("</ul>\n");
-    }
-    let _ = write!(h, "<script>{JS}</script>\n</body>\n</html>\n");
-    h
-}
-
-/// A board diagram as a table: coordinates on the edges, marked squares
-/// with a class (colour) and their symbol (for print and colour-blind
-/// readers), a legend below. Cropped as the terminal's is, to 32x32.
-pub fn board(d: &Diagram) -> String {
-    let (rows, cols) = d.window(32, 32);
-    let (row_labels, col_labels) = d.labels(rows, cols);
-    let cells = d.rows();
-    let mut h = format!(
-        "<figure class=\"diagram\"><figcaption>{}</figcaption><table class=\"board\"><tr><th></th>",
-        esc(&d.title)
-    );
-    for l in &col_labels {
-        let _ = write!(h, "<th>{}</th>", esc(l));
-    }
-    h.push_str("</tr>");
-    for (i, r) in (rows.start..rows.end).enumerate() {
-        let _ = write!(h, "<tr><th>{}</th>", esc(&row_labels[i]));
-        for c in cols.start..cols.end {
-            let ch = cells[r].get(c).copied().unwrap_or(' ');
-            let dark = if (r + c) % 2 == 1 { " dark" } else { "" };
-            match d.mark_at(r, c) {
-                Some(m) => {
-                    let _ = write!(
-                        h,
-                        "<td class=\"{}{dark}\" title=\"{}\"><i>{}</i>{}</td>",
-                        m.class(),
-                        m.meaning(),
-                        m.symbol(),
-                        esc(&d.coords.symbol(ch).to_string())
-                    );
-                }
-                None => {
-                    let _ = write!(
-                        h,
-                        "<td class=\"sq{dark}\">{}</td>",
-                        esc(&d.coords.symbol(ch).to_string())
-                    );
-                }
-            }
-        }
-        h.push_str("</tr>");
-    }
-    h.push_str("</table>");
-    let mut used: Vec<_> = d.marks.iter().map(|(_, m)| *m).collect();
-    used.sort();
-    used.dedup();
-    if !used.is_empty() {
-        h.push_str("<p class=\"legend\">");
-        for m in used {
-            let _ = write!(
-                h,
-                "<span class=\"{}\"><i>{}</i> {}</span> ",
-                m.class(),
-                m.symbol(),
-                m.meaning()
-            );
-        }
-        h.push_str("</p>");
-    }
-    h.push_str("</figure>");
-    h
+    notes(&mut h, reports, true);
+    document(title, &h, Some(JS))
 }
 
 /// A column header: the file stem, numbered.
@@ -228,25 +331,9 @@ fn short(name: &str, i: usize) -> String {
     format!("{} {stem}", i + 1)
 }
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 const CSS: &str = r#"
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.1em}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#222;max-width:80em}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.4em}h3{font-size:1.05em;margin:.2em 0 .4em}
 .totals{font-size:1.05em}.hint{color:#666;font-size:.9em}
 .scroll{overflow-x:auto;max-width:100%}
 table#results{border-collapse:collapse;font-size:.85em}
@@ -263,22 +350,23 @@ table#results{border-collapse:collapse;font-size:.85em}
 #results td.none{color:#aaa}
 button.open{border:0;background:none;color:#a11;font:inherit;font-weight:bold;cursor:pointer;text-decoration:underline}
 th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
-.detail{border:1px solid #d88;border-radius:6px;padding:.5em 1em;margin:1em 0;background:#fffafa}
+.detail,.scenario.fail,.compile{border:1px solid #d88;border-radius:6px;padding:.5em 1em;margin:1em 0;background:#fffafa}
+.compile{border-color:#c33}
 .cause .class{font-family:monospace;background:#eee;padding:1px 4px;border-radius:3px}
-.boards{display:flex;flex-wrap:wrap;gap:1.5em}
+.mark{font-weight:bold}.fail .mark{color:#b22}.passes .mark{color:#282}
+.pts{color:#666;font-weight:normal;font-size:.9em}
+.passes{list-style:none;padding-left:.5em;line-height:1.6}
+.note{color:#7a5b00}
+.boards{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start;margin:.6em 0}
 figure.diagram{margin:0}
 figcaption{font-weight:bold;margin-bottom:.3em}
-table.board{border-collapse:collapse;font-size:1.3em}
-table.board th{font-size:.6em;color:#555;padding:0 4px;font-weight:normal}
-table.board td{width:1.6em;height:1.6em;text-align:center;background:#f0d9b5;position:relative}
-table.board td.dark{background:#b58863}
-table.board td i{position:absolute;top:0;left:2px;font-size:.55em;font-style:normal;font-weight:bold}
-td.missing,.legend .missing i{background:#7ccd7c!important}
-td.extra,.legend .extra i{background:#f08080!important}
-td.from,.legend .from i{background:#f5d76e!important}
-td.differs,.legend .differs i{background:#d8a0e0!important}
-.legend{font-size:.85em}.legend i{font-style:normal;padding:0 4px;margin-right:2px}
+svg.board-picture{display:block;max-width:100%;height:auto}
+summary{cursor:pointer;color:#555}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em}
+.step{border-top:1px solid #ddd;padding:.4em 0 .8em}
+.step.mismatch{border:1px solid #d88;border-radius:6px;padding:.5em 1em;background:#fffafa}
+.step h2{margin:.3em 0}.verdict.ok{color:#282}.verdict.bad{color:#b22}
+code.src{background:#f2f2f2;padding:1px 5px;border-radius:3px}
 "#;
 
 const JS: &str = r#"
@@ -323,6 +411,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: name.into(),
+            rules: None,
             points: 1,
             earned: u32::from(!fail),
             visibility: "visible".into(),
@@ -350,6 +439,7 @@ mod tests {
                 vec![]
             },
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -361,8 +451,10 @@ mod tests {
             partition: None,
             elapsed_secs: 0.0,
             notes: vec![],
+            compile_error: None,
             scenarios: vec![rec("a/x.txt", Status::Pass), rec("a/y.txt", st)],
             run: None,
+            changes: Default::default(),
         };
         let h = page(
             "class <1>",
@@ -377,10 +469,14 @@ mod tests {
         );
         assert!(h.contains("<span id=\"failed\">1</span>"));
         assert!(h.contains("title=\"bad &lt;move&gt;\""));
+        // The failure's board, as a picture with its caption.
         assert!(h.contains(
-            "<td class=\"missing dark\" title=\"expected, not answered\"><i>+</i>·</td>"
+            "<figure class=\"diagram\"><figcaption>board before the step</figcaption><svg "
         ));
-        assert!(!h.contains("http"), "no network references");
+        assert_eq!(h.matches("<rect class=\"missing\"").count(), 1);
+        // No network reference (the SVG namespace is a name, not a fetch).
+        let fetched = h.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        assert!(!fetched.contains("http"), "no network references");
     }
 
     #[test]
@@ -396,12 +492,14 @@ mod tests {
             partition: None,
             elapsed_secs: 0.0,
             notes: vec![],
+            compile_error: None,
             scenarios: vec![zero(Status::Pass), {
                 let mut r = zero(Status::Fail);
                 r.name = "part1/y.txt".into();
                 r
             }],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass\">✓ 0/0</td>"), "{h}");
@@ -433,8 +531,10 @@ mod tests {
             partition: None,
             elapsed_secs: 0.0,
             notes: vec![],
+            compile_error: None,
             scenarios: vec![leaked],
             run: None,
+            changes: Default::default(),
         };
         let h = page("class", &[report]);
         assert!(h.contains("class=\"pass noted\""), "{h}");
@@ -442,5 +542,95 @@ mod tests {
             "<span class=\"class\">memcheck</span> asan: memory leak: 48 bytes leaked in 3 blocks"
         ));
         assert_eq!(h.matches("<section class=\"detail\"").count(), 1);
+    }
+
+    fn one(scenarios: Vec<ScenarioRecord>) -> Report {
+        Report {
+            chessgrade_report: REPORT_VERSION,
+            subject: "student42".into(),
+            partition: None,
+            elapsed_secs: 0.0,
+            notes: vec!["left out main.cc: it defines its own main()".into()],
+            compile_error: None,
+            changes: Default::default(),
+            scenarios,
+            run: None,
+        }
+    }
+
+    #[test]
+    fn a_students_page_shows_each_failure_with_its_boards_then_the_passes() {
+        let r = one(vec![
+            rec("a/pass1.txt", Status::Pass),
+            rec("a/fail1.txt", Status::Fail),
+            rec("a/pass2.txt", Status::Pass),
+            rec("a/fail2.txt", Status::Fail),
+        ]);
+        let h = student_page(&r);
+        assert!(h.contains("<title>chessgrade: student42</title>"), "{h}");
+        assert!(h.contains("<span id=\"passed\">2</span> of <span id=\"scenarios\">4</span>"));
+        let at = |what: &str| h.find(what).unwrap_or_else(|| panic!("{what} in {h}"));
+        // Failures first, in the report's order, each with its picture shown.
+        assert!(at("Failed (2)") < at("a/fail1.txt"));
+        assert!(at("a/fail1.txt") < at("a/fail2.txt"));
+        assert!(at("a/fail2.txt") < at("Passed (2)"));
+        assert!(at("Passed (2)") < at("a/pass1.txt"));
+        assert_eq!(h.matches("<section class=\"scenario fail\"").count(), 2);
+        assert_eq!(h.matches("<figure class=\"diagram\">").count(), 2);
+        assert!(!h.contains(" hidden"), "nothing behind a click");
+        assert!(!h.contains("<script"), "no script");
+        assert!(h.contains("<li>left out main.cc: it defines its own main()</li>"));
+        assert!(!h.contains("The upload did not compile"));
+    }
+
+    #[test]
+    fn an_upload_that_did_not_compile_shows_the_compiler_first_and_its_scenarios_once() {
+        let unbuilt = |name: &str| ScenarioRecord {
+            class: Some("compile_error".into()),
+            message: "compile error".into(),
+            boards: vec![],
+            ..rec(name, Status::Fail)
+        };
+        let mut r = one(vec![unbuilt("a/x.txt"), unbuilt("a/y.txt")]);
+        r.compile_error = Some("Board.cc:3:1: error: expected ';' before '<'".into());
+        let h = student_page(&r);
+        let at = |what: &str| h.find(what).unwrap_or_else(|| panic!("{what} in {h}"));
+        assert!(at("The upload did not compile") < at("Failed (2)"));
+        assert!(h.contains(
+            "<pre>Board.cc:3:1: error: expected &#39;;&#39; before &#39;&lt;&#39;</pre>"
+        ));
+        assert!(h.contains("2 scenarios not run: compile error"), "{h}");
+        assert_eq!(
+            h.matches("<section class=\"scenario fail unbuilt\">")
+                .count(),
+            1
+        );
+        // The class page's drill-down shows the compiler's message too.
+        let class = page("class", &[r]);
+        assert_eq!(
+            class.matches("<pre class=\"compile\">Board.cc:3:1").count(),
+            2
+        );
+    }
+
+    #[test]
+    fn what_a_submission_wrote_is_escaped_on_every_page() {
+        let hostile = "<script>alert(1)</script> ]]> \"q\" 'a' \u{1b}[2J \u{202e}rtl";
+        let lossy = String::from_utf8_lossy(b"bad \xff\xfe utf-8").into_owned();
+        let mut s = rec("a/<img src=x onerror=alert(1)>.txt", Status::Fail);
+        s.message = hostile.into();
+        s.details = format!("stderr: {hostile}\n{lossy}");
+        s.boards[0].title = hostile.into();
+        let mut r = one(vec![s]);
+        r.subject = hostile.into();
+        r.notes = vec![hostile.into()];
+        r.compile_error = Some(hostile.into());
+        for h in [student_page(&r), page(hostile, &[r.clone()])] {
+            assert!(!h.contains("<script>alert"), "{h}");
+            assert!(!h.contains("<img"), "{h}");
+            assert!(!h.contains('\u{1b}') && !h.contains('\u{202e}'), "{h}");
+            assert!(h.contains("&lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &quot;q&quot; &#39;a&#39; \\x1b[2J \\u{202e}rtl"));
+            assert!(h.contains("bad \u{fffd}\u{fffd} utf-8"));
+        }
     }
 }

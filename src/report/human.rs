@@ -8,8 +8,10 @@ use super::diagram::{Diagram, Style, failure_diagrams};
 use super::model::cause;
 use super::paint::{Ink, Palette};
 use super::sanitize::terminal;
-use crate::compare::{Detail, Mismatch};
-use crate::runner::{Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict};
+use crate::compare::{Detail, Mismatch, Tally};
+use crate::runner::{
+    Failure, FailureKind, ScenarioResult, Summary, TranscriptMismatch, Verdict, Written,
+};
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -18,6 +20,8 @@ pub struct HumanReporter<W: Write> {
     timed: bool,
     quiet: bool,
     style: Style,
+    /// Board diagrams under a failure (off where pictures show them).
+    diagrams: bool,
 }
 
 const INDENT: &str = "          ";
@@ -29,6 +33,7 @@ impl<W: Write> HumanReporter<W> {
             timed: false,
             quiet: false,
             style: Style::default(),
+            diagrams: true,
         }
     }
 
@@ -41,6 +46,13 @@ impl<W: Write> HumanReporter<W> {
     /// Leaves out the lines of passing scenarios.
     pub fn quiet(mut self, on: bool) -> Self {
         self.quiet = on;
+        self
+    }
+
+    /// Whether a failure's board diagrams are drawn (on unless a page
+    /// shows them as pictures beside the text).
+    pub fn diagrams(mut self, on: bool) -> Self {
+        self.diagrams = on;
         self
     }
 
@@ -103,8 +115,11 @@ impl<W: Write> HumanReporter<W> {
     fn scenario_verdict(&mut self, r: &ScenarioResult) -> io::Result<()> {
         let label = match &r.verdict {
             Verdict::Pass => self.paint("PASS", Ink::GOOD),
-            Verdict::Updated { was_new: true, .. } => self.paint(" NEW", Ink::NEWS),
-            Verdict::Updated { was_new: false, .. } => self.paint("UPDT", Ink::NEWS),
+            Verdict::Updated {
+                written: Written::New,
+                ..
+            } => self.paint(" NEW", Ink::NEWS),
+            Verdict::Updated { .. } => self.paint("UPDT", Ink::NEWS),
             Verdict::InputError(_) => self.paint(" ERR", Ink::BAD),
             Verdict::Fail(_) | Verdict::NoSnapshot => self.paint("FAIL", Ink::BAD),
         };
@@ -118,6 +133,14 @@ impl<W: Write> HumanReporter<W> {
         } else {
             writeln!(self.out, "{label} {points} {name}")?;
         }
+        // A failure under a course's own rules says which: the answers
+        // it is judged by are those rules'.
+        let own_rules = r
+            .rules
+            .filter(|n| n.parse::<crate::engine::RuleSetId>().is_err());
+        if let (Some(rules), Verdict::Fail(_) | Verdict::NoSnapshot) = (own_rules, &r.verdict) {
+            writeln!(self.out, "      under the rules `{}`", terminal(rules))?;
+        }
         match &r.verdict {
             Verdict::Pass => Ok(()),
             Verdict::Fail(f) => self.failure(f),
@@ -125,9 +148,23 @@ impl<W: Write> HumanReporter<W> {
                 self.out,
                 "      no snapshot yet: run with --update (then `cargo insta review`) or --accept"
             ),
-            Verdict::Updated { path, .. } => {
+            Verdict::Updated { path, written } => {
                 let path = path.display().to_string();
-                writeln!(self.out, "      wrote {}", terminal(&path))
+                writeln!(self.out, "      wrote {}", terminal(&path))?;
+                if let Written::Changed(steps) = written {
+                    const SHOWN: usize = 6;
+                    for step in steps.iter().take(SHOWN) {
+                        writeln!(self.out, "      {}", terminal(&step.to_string()))?;
+                    }
+                    if steps.len() > SHOWN {
+                        writeln!(
+                            self.out,
+                            "      … and {} more changed steps",
+                            steps.len() - SHOWN
+                        )?;
+                    }
+                }
+                Ok(())
             }
             Verdict::InputError(diag) => self.indented(&diag.to_string(), "      "),
         }
@@ -227,8 +264,10 @@ impl<W: Write> HumanReporter<W> {
                 }
             }
         }
-        for diagram in failure_diagrams(f) {
-            self.diagram(&diagram)?;
+        if self.diagrams {
+            for diagram in failure_diagrams(f) {
+                self.diagram(&diagram)?;
+            }
         }
         if let Some(stderr) = &f.stderr {
             // The start of the debug output is enough to orient a student;
@@ -441,6 +480,33 @@ impl<W: Write> HumanReporter<W> {
         Ok(())
     }
 
+    /// How many written snapshots changed, by what changed (a move now
+    /// valid, a scan's squares, ...), so staff know what a rule change
+    /// touched before reviewing; nothing when none was written over an
+    /// old one.
+    pub fn changes(&mut self, t: &Tally) -> io::Result<()> {
+        if t.changed == 0 {
+            return Ok(());
+        }
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let new = match t.new {
+            0 => String::new(),
+            n => format!(" (and {n} new)"),
+        };
+        let title = self.paint("changed snapshots", Ink::NEWS);
+        writeln!(self.out, "\n{title}: {}{new}, by what changed:", t.changed)?;
+        for g in &t.groups {
+            writeln!(
+                self.out,
+                "  {:<28} {:<14} {}",
+                g.group.words(),
+                count(g.scenarios, "scenario"),
+                count(g.steps, "step")
+            )?;
+        }
+        Ok(())
+    }
+
     pub fn summary(&mut self, s: &Summary, elapsed: Duration) -> io::Result<()> {
         let mut parts = vec![
             format!("{} passed", s.passed),
@@ -506,6 +572,7 @@ mod tests {
             })),
             elapsed: Duration::ZERO,
             memory: None,
+            rules: None,
         };
         let report = |palette| {
             let mut buf = Vec::new();

@@ -12,6 +12,7 @@ pub mod html;
 mod human;
 mod model;
 pub mod paint;
+pub mod picture;
 pub mod prairielearn;
 pub mod sanitize;
 
@@ -20,7 +21,7 @@ pub use class::{ClassIdentity, ClassReport, SliceInfo};
 pub use diagram::{Coords, Diagram, Mark, Style};
 pub use human::HumanReporter;
 pub use model::{
-    MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity, ScenarioRecord, Status,
-    Totals, cause,
+    ChangeRecord, MergeError, MergeProblem, Merging, REPORT_VERSION, Report, RunIdentity,
+    ScenarioRecord, Status, Totals, cause, compile_error_note,
 };
 pub use paint::{ColorChoice, Ink, Palette};

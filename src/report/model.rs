@@ -13,6 +13,7 @@
 
 use super::HumanReporter;
 use super::diagram::{Diagram, failure_diagrams};
+use crate::compare::{ChangeGroup, Tally};
 use crate::memcheck::Findings;
 use crate::runner::{FailureKind, ScenarioResult, Verdict};
 use serde::{Deserialize, Serialize};
@@ -32,10 +33,20 @@ pub struct Report {
     pub elapsed_secs: f64,
     /// Remarks about the whole run (files left out of a build, ...).
     pub notes: Vec<String>,
+    /// The compiler's message, when the upload did not build (each
+    /// scenario then fails as `compile_error` and points here): what
+    /// PrairieLearn shows as the reason an attempt is not graded, and what
+    /// a student's page shows first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_error: Option<String>,
     pub scenarios: Vec<ScenarioRecord>,
     /// Which run this report (or slice) is part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunIdentity>,
+    /// The snapshots written (`run --update`), counted by what changed
+    /// (each scenario's steps are in its `changes`).
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub changes: Tally,
 }
 
 /// What makes slices "of one run": the scenarios selected before the run
@@ -81,6 +92,10 @@ pub struct ScenarioRecord {
     pub name: String,
     /// The scenario file, as given to the run.
     pub path: String,
+    /// The name of the rules it ran under (a rule file's `name`; absent
+    /// when the scenario could not be read, and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     pub points: u32,
     pub earned: u32,
     /// Gradescope visibility: visible, hidden, after_due_date, after_published.
@@ -106,6 +121,38 @@ pub struct ScenarioRecord {
     /// number of errors, the leaks; present on every checked scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Findings>,
+    /// A rewritten snapshot's changed steps (`run --update`; empty for a
+    /// new one, and for any other result).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeRecord>,
+}
+
+/// One step whose answer a rewritten snapshot changed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ChangeRecord {
+    /// The scenario line (`None`: the trace's `DIMS` or `END`).
+    pub line: Option<u32>,
+    /// The step as the trace writes it.
+    pub step: String,
+    /// What kind of change: move_now_valid, move_now_refused,
+    /// refusal_reason, scan_squares, game_end, board, score, count, steps,
+    /// other.
+    pub kind: ChangeGroup,
+    /// What changed, in words.
+    pub what: String,
+}
+
+impl ScenarioRecord {
+    /// The tally of `records`' written snapshots: a new one (no changes)
+    /// or the kinds of its changed steps.
+    fn tally(records: &[ScenarioRecord]) -> Tally {
+        Tally::of(
+            records
+                .iter()
+                .filter(|r| r.status == Status::Updated)
+                .map(|r| (!r.changes.is_empty()).then(|| r.changes.iter().map(|c| c.kind))),
+        )
+    }
 }
 
 impl ScenarioRecord {
@@ -183,15 +230,36 @@ impl Report {
         notes: Vec<String>,
         results: &[ScenarioResult],
     ) -> Report {
+        let scenarios: Vec<ScenarioRecord> =
+            results.iter().map(ScenarioRecord::from_result).collect();
         Report {
             chessgrade_report: REPORT_VERSION,
             subject: subject.into(),
             partition,
             elapsed_secs,
             notes,
-            scenarios: results.iter().map(ScenarioRecord::from_result).collect(),
+            compile_error: None,
+            changes: ScenarioRecord::tally(&scenarios),
+            scenarios,
             run: None,
         }
+    }
+
+    /// The notes as the text formats tell them (the terminal, Gradescope's
+    /// output, JUnit's, GitHub's notices): the run's notes, then the
+    /// compiler's message ([`compile_error_note`]), right above the
+    /// scenarios that point to it.
+    pub fn told_notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        notes.extend(self.compile_error.as_deref().map(compile_error_note));
+        notes
+    }
+
+    /// The report, with the compiler's message of an upload that did not
+    /// build (`None`: it built, or nothing was built).
+    pub fn with_compile_error(mut self, message: Option<String>) -> Report {
+        self.compile_error = message;
+        self
     }
 
     /// The report, marked as part of the run `identity`.
@@ -218,7 +286,7 @@ impl Report {
     /// errors: they must be of one run (same identity and subject), their
     /// slices `K/N` must each appear once and all appear, and together they
     /// must hold exactly the run's scenarios. Scenarios come out by name;
-    /// notes without repeats; times added up.
+    /// notes without repeats; times added up; the compiler's message kept.
     pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, MergeError> {
         use MergeProblem as P;
         let fail = |problem| Merging::Run.error(problem);
@@ -268,8 +336,11 @@ impl Report {
             partition: None,
             elapsed_secs: 0.0,
             notes: Vec::new(),
+            // Every slice built the same upload: its message is theirs.
+            compile_error: reports.iter().find_map(|(_, r)| r.compile_error.clone()),
             scenarios: Vec::new(),
             run: Some(identity.clone()),
+            changes: Tally::default(),
         };
         let mut by_name: BTreeMap<String, (String, ScenarioRecord)> = BTreeMap::new();
         // The memory check's leak item is each slice's own: one item for
@@ -309,8 +380,15 @@ impl Report {
         }
         merged.scenarios = by_name.into_values().map(|(_, s)| s).collect();
         merged.scenarios.extend(leak_item);
+        merged.changes = ScenarioRecord::tally(&merged.scenarios);
         Ok(merged)
     }
+}
+
+/// The compiler's message as a note of the text formats:
+/// `compile error:` and the message on the lines below.
+pub fn compile_error_note(message: &str) -> String {
+    format!("compile error:\n{message}")
 }
 
 /// `slice:K/N` → (K, N).
@@ -582,6 +660,7 @@ impl ScenarioRecord {
         ScenarioRecord {
             name: r.name.display().to_string(),
             path: r.path.display().to_string(),
+            rules: r.rules.map(str::to_string),
             points: r.points,
             earned: r.earned(),
             visibility: r.visibility.name().to_string(),
@@ -597,6 +676,17 @@ impl ScenarioRecord {
                 _ => Vec::new(),
             },
             memory: r.memory.clone(),
+            changes: r
+                .changes()
+                .unwrap_or_default()
+                .iter()
+                .map(|c| ChangeRecord {
+                    line: c.line,
+                    step: c.step.clone(),
+                    kind: c.kind.group(),
+                    what: c.kind.to_string(),
+                })
+                .collect(),
         }
     }
 }
@@ -617,6 +707,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points,
             earned: if status == Status::Pass { points } else { 0 },
             visibility: "visible".into(),
@@ -629,6 +720,7 @@ mod tests {
             elapsed_secs: 0.5,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -640,8 +732,10 @@ mod tests {
             partition: Some(format!("slice:{k}/2")),
             elapsed_secs: 1.0,
             notes: vec!["n".into()],
+            compile_error: None,
             scenarios,
             run: Some(RunIdentity::of(&["d.txt", "a.txt", "b.txt"])),
+            changes: Tally::default(),
         };
         (format!("s{k}.json"), r)
     }
@@ -668,6 +762,23 @@ mod tests {
         assert_eq!(m.elapsed_secs, 2.0);
         let t = m.totals();
         assert_eq!((t.passed, t.failed, t.points, t.possible), (2, 1, 5, 6));
+    }
+
+    #[test]
+    fn merging_keeps_the_compilers_message() {
+        let mut reports = both();
+        assert_eq!(Report::merge(reports.clone()).unwrap().compile_error, None);
+        for (_, r) in &mut reports {
+            r.compile_error = Some("Board.cc:3:1: error: expected ';'".into());
+        }
+        let m = Report::merge(reports).unwrap();
+        assert_eq!(
+            m.compile_error.as_deref(),
+            Some("Board.cc:3:1: error: expected ';'")
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["compile_error"], "Board.cc:3:1: error: expected ';'");
+        assert_eq!(serde_json::from_value::<Report>(json).unwrap(), m);
     }
 
     #[test]
@@ -745,6 +856,58 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn the_tally_of_written_snapshots_is_the_records_own_and_merges_whole() {
+        let change = |line, kind| ChangeRecord {
+            line: Some(line),
+            step: "isValidScan".into(),
+            kind,
+            what: String::new(),
+        };
+        let mut reports = both();
+        // Slice 1: b.txt changed (two scan steps), d.txt new; slice 2: a.txt
+        // changed (a scan and a board).
+        reports[0].1.scenarios[0].status = Status::Updated;
+        reports[0].1.scenarios[0].changes = vec![
+            change(5, ChangeGroup::ScanSquares),
+            change(6, ChangeGroup::ScanSquares),
+        ];
+        reports[0].1.scenarios[1].status = Status::Updated;
+        reports[1].1.scenarios[0].status = Status::Updated;
+        reports[1].1.scenarios[0].changes = vec![
+            change(7, ChangeGroup::ScanSquares),
+            change(8, ChangeGroup::Board),
+        ];
+        let slice = &reports[0].1;
+        assert_eq!(
+            ScenarioRecord::tally(&slice.scenarios),
+            Tally::of([Some(vec![ChangeGroup::ScanSquares; 2]), None])
+        );
+        let merged = Report::merge(reports).unwrap();
+        let counts: Vec<(ChangeGroup, usize, usize)> = merged
+            .changes
+            .groups
+            .iter()
+            .map(|g| (g.group, g.scenarios, g.steps))
+            .collect();
+        assert_eq!((merged.changes.new, merged.changes.changed), (1, 2));
+        assert_eq!(
+            counts,
+            [(ChangeGroup::ScanSquares, 2, 3), (ChangeGroup::Board, 1, 1)]
+        );
+        // In the JSON only when something was written.
+        let text = serde_json::to_string(&merged).unwrap();
+        assert!(
+            text.contains("\"changes\":{\"new\":1,\"changed\":2"),
+            "{text}"
+        );
+        assert!(
+            !serde_json::to_string(&both()[0].1)
+                .unwrap()
+                .contains("changes")
+        );
     }
 
     #[test]

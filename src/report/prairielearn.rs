@@ -2,8 +2,12 @@
 //! `<pl-external-grader-results>` element shows): the score as a fraction,
 //! the points, a test per scenario with its first mismatch and the whole
 //! failure, and `"gradable": false` with the compiler's message when the
-//! upload did not build, so PrairieLearn neither scores the attempt nor
-//! counts it against the student.
+//! upload did not build (the report's typed `compile_error`), or with why
+//! when it holds nothing of the kind graded, so PrairieLearn neither scores
+//! the attempt nor counts it against the student.
+//!
+//! A shown failure's boards are its test's `images` (SVG pictures as
+//! `data:` URLs, [`super::picture`], within [`PICTURES`] bytes).
 //!
 //! Like every renderer it lays out what the [`Report`] says and grades
 //! nothing. PrairieLearn refuses a file over 1 MB, and a submission decides
@@ -12,6 +16,7 @@
 
 use super::fit;
 use super::model::Report;
+use super::picture::Budget;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -43,7 +48,20 @@ struct Test {
     max_points: u32,
     message: String,
     output: String,
+    /// The failure's board pictures, as PrairieLearn shows a test's images.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    images: Vec<Image>,
 }
+
+#[derive(Serialize)]
+struct Image {
+    label: String,
+    url: String,
+}
+
+/// How many bytes of the file's [`LIMIT`] the board pictures may take; the
+/// texts (which say everything the pictures show) keep the rest.
+pub const PICTURES: usize = 400_000;
 
 /// The report as PrairieLearn's `results.json`, at most [`LIMIT`] bytes.
 pub fn prairielearn(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -86,37 +104,39 @@ fn prairielearn_within(report: &Report, limit: usize, out: &mut dyn Write) -> io
 /// The whole results, before any cut.
 fn results(report: &Report) -> Results {
     let t = report.totals();
+    let mut budget = Budget::new(PICTURES);
     let all_passed = t.failed + t.errors == 0;
     let score = if t.possible == 0 {
         if all_passed { 1.0 } else { 0.0 }
     } else {
         t.points as f64 / t.possible as f64
     };
-    let unbuilt = !report.scenarios.is_empty()
+    // Nothing of the upload ran: it did not compile, or it holds nothing
+    // of the kind graded (every scenario `not_recognised`). Either way the
+    // student's attempt is not graded, and says why.
+    let not_recognised = !report.scenarios.is_empty()
         && report
             .scenarios
             .iter()
-            .all(|s| s.class.as_deref() == Some("compile_error"));
-    let mut format_errors = Vec::new();
-    if unbuilt {
-        format_errors = report
-            .notes
-            .iter()
-            .filter_map(|n| n.strip_prefix("compile error:"))
-            .map(|m| m.trim_start_matches('\n').to_string())
-            .collect();
-        if format_errors.is_empty() {
-            // The message is in each scenario (a class member's report).
+            .all(|s| s.class.as_deref() == Some("not_recognised"));
+    let format_errors: Vec<String> = match (&report.compile_error, not_recognised) {
+        (Some(message), _) => vec![message.clone()],
+        // Why, as its scenarios say it (each says the same).
+        (None, true) => {
             let first = &report.scenarios[0];
-            format_errors.push(if first.details.is_empty() {
-                first.message.clone()
-            } else {
-                first.details.clone()
-            });
+            vec![match first.details.is_empty() {
+                true => first.message.clone(),
+                false => first.details.clone(),
+            }]
         }
-    }
-    let message = if unbuilt {
+        (None, false) => Vec::new(),
+    };
+    let unbuilt = !format_errors.is_empty();
+    let message = if report.compile_error.is_some() {
         "The upload did not build; the compiler's message is below. This attempt is not graded."
+            .to_string()
+    } else if unbuilt {
+        "The upload holds no submission of the kind graded (see below). This attempt is not graded."
             .to_string()
     } else {
         report.summary_line()
@@ -144,6 +164,7 @@ fn results(report: &Report) -> Results {
                         max_points: s.points,
                         message: if passed { "passed" } else { "failed" }.to_string(),
                         output: String::new(),
+                        images: Vec::new(),
                     };
                 }
                 let first = s.message.lines().next().unwrap_or("");
@@ -158,6 +179,13 @@ fn results(report: &Report) -> Results {
                         first.to_string()
                     },
                     output: s.details.clone(),
+                    images: (!passed)
+                        .then(|| budget.images(&s.boards))
+                        .flatten()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(label, url)| Image { label, url })
+                        .collect(),
                 }
             })
             .collect(),
@@ -173,6 +201,7 @@ mod tests {
         ScenarioRecord {
             name: name.into(),
             path: format!("scenarios/{name}"),
+            rules: None,
             points,
             earned: if status == Status::Pass { points } else { 0 },
             visibility: "visible".into(),
@@ -194,6 +223,7 @@ mod tests {
             elapsed_secs: 0.25,
             boards: Vec::new(),
             memory: None,
+            changes: Vec::new(),
         }
     }
 
@@ -204,8 +234,10 @@ mod tests {
             partition: None,
             elapsed_secs: 1.0,
             notes,
+            compile_error: None,
             scenarios,
             run: None,
+            changes: Default::default(),
         }
     }
 
@@ -291,16 +323,14 @@ mod tests {
 
     #[test]
     fn an_upload_that_does_not_build_is_not_gradable() {
-        let r = report(
+        let mut r = report(
             vec![
                 record("a.txt", Status::Fail, 1, Some("compile_error")),
                 record("b.txt", Status::Fail, 1, Some("compile_error")),
             ],
-            vec![
-                "upload: the program is in Lab3/, graded from there".into(),
-                "compile error:\nBoard.cc:3:1: error: expected ';'".into(),
-            ],
+            vec!["upload: the program is in Lab3/, graded from there".into()],
         );
+        r.compile_error = Some("Board.cc:3:1: error: expected ';'".into());
         let (_, v) = render(&r, LIMIT);
         assert_eq!(v["gradable"], false);
         assert_eq!(
@@ -308,15 +338,112 @@ mod tests {
             serde_json::json!(["Board.cc:3:1: error: expected ';'"])
         );
         assert_eq!(v["score"], 0.0);
-        // One scenario that built and failed: gradable, scored 0.
+        assert!(v["message"].as_str().unwrap().contains("did not build"));
+        // Scenarios that fail as compile errors without the report's
+        // compiler message (a build that could not start, the staff's):
+        // gradable, scored 0; and a note that reads like one is no message.
+        let mut r = report(
+            vec![record("a.txt", Status::Fail, 1, Some("compile_error"))],
+            vec!["compile error:\nBoard.cc:3:1: error: expected ';'".into()],
+        );
+        assert_eq!(render(&r, LIMIT).1["gradable"], true);
+        r.compile_error = Some("x".into());
+        assert_eq!(render(&r, LIMIT).1["gradable"], false);
+    }
+
+    #[test]
+    fn an_upload_with_nothing_recognisable_is_not_gradable() {
+        let unrecognised = |name: &str| ScenarioRecord {
+            message: "not a recognised submission".into(),
+            details: "not a Lab 3 submission: no ChessBoard.hh".into(),
+            ..record(name, Status::Fail, 1, Some("not_recognised"))
+        };
+        let r = report(vec![unrecognised("a.txt"), unrecognised("b.txt")], vec![]);
+        let (_, v) = render(&r, LIMIT);
+        assert_eq!(v["gradable"], false);
+        assert_eq!(
+            v["format_errors"],
+            serde_json::json!(["not a Lab 3 submission: no ChessBoard.hh"])
+        );
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("no submission of the kind graded")
+        );
+        // One scenario that ran: gradable.
         let r = report(
             vec![
-                record("a.txt", Status::Fail, 1, Some("compile_error")),
+                unrecognised("a.txt"),
                 record("b.txt", Status::Fail, 1, Some("wrong_answer")),
             ],
             vec![],
         );
         assert_eq!(render(&r, LIMIT).1["gradable"], true);
+    }
+
+    /// A failing record with a board (a scan's missing target marked).
+    fn with_board(name: &str) -> ScenarioRecord {
+        use crate::report::diagram::{Coords, Diagram};
+        let mut r = record(name, Status::Fail, 1, Some("wrong_answer"));
+        r.boards = vec![
+            Diagram::new(
+                "board before the step",
+                &crate::engine::BoardText("K./..".into()),
+                Coords::Numbers,
+            )
+            .with_scan_items(&["  V 0 0 1 1".into()], &[]),
+        ];
+        r
+    }
+
+    #[test]
+    fn a_shown_failures_boards_are_its_images_and_a_hidden_ones_are_not() {
+        let mut hidden = with_board("secret.txt");
+        hidden.visibility = "hidden".into();
+        let r = report(
+            vec![
+                with_board("a.txt"),
+                hidden,
+                record("c.txt", Status::Pass, 1, None),
+            ],
+            vec![],
+        );
+        let (_, v) = render(&r, LIMIT);
+        let images = v["tests"][0]["images"].as_array().unwrap();
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0]["label"], "board before the step");
+        let url = images[0]["url"].as_str().unwrap();
+        let svg = crate::report::classroom::tests::decode(
+            url.strip_prefix("data:image/svg+xml;base64,").unwrap(),
+        );
+        let svg = String::from_utf8(svg).unwrap();
+        crate::report::picture::tests::texts(&svg);
+        assert!(svg.contains("<rect class=\"missing\""), "{svg}");
+        assert_eq!(v["tests"][1].get("images"), None, "hidden: no board");
+        assert_eq!(v["tests"][2].get("images"), None, "a pass: none");
+    }
+
+    #[test]
+    fn many_pictures_stay_within_their_share_and_the_file_within_its_limit() {
+        let r = report(
+            (0..3000)
+                .map(|i| with_board(&format!("s{i:04}.txt")))
+                .collect(),
+            vec![],
+        );
+        let (text, v) = render(&r, LIMIT);
+        assert!(text.len() <= LIMIT, "{}", text.len());
+        let tests = v["tests"].as_array().unwrap();
+        let with = tests.iter().filter(|t| t.get("images").is_some()).count();
+        assert!(with > 20, "{with}");
+        let bytes: usize = tests
+            .iter()
+            .filter_map(|t| t["images"].as_array())
+            .flatten()
+            .map(|i| i["url"].as_str().unwrap().len())
+            .sum();
+        assert!(bytes <= PICTURES, "{bytes}");
     }
 
     #[test]

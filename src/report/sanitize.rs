@@ -12,6 +12,13 @@
 //! Escapes are visible and unambiguous enough to debug with: `\x1b` for an
 //! ASCII control, `\u{9b}` for any other character. Newlines and tabs are
 //! layout and stay as they are.
+//!
+//! HTML and SVG (the HTML pages, the board pictures, Gradescope's HTML
+//! output) take every text through [`html`], the one function that makes a
+//! text markup: its `&`, `<`, `>` and quotes become references, and what
+//! XML cannot hold or a reader would not see (controls, bidirectional
+//! overrides) becomes a visible escape, so a page or picture stays
+//! well-formed and shows what was printed.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -33,6 +40,30 @@ pub fn xml(text: &str) -> Cow<'_, str> {
         text,
         |c| !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..),
     )
+}
+
+/// Text for HTML and SVG, content and attribute values alike (the one
+/// escaping function of every page and picture): `&`, `<`, `>`, `"` and `'`
+/// become character references; what XML 1.0 cannot hold and the
+/// bidirectional controls become visible escapes (as [`xml`] and
+/// [`terminal`] write them); newlines, tabs and carriage returns stay.
+pub fn html(text: &str) -> String {
+    let visible = escape_where(text, |c| {
+        is_bidi_control(c)
+            || !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+    });
+    let mut out = String::with_capacity(visible.len() + 16);
+    for c in visible.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn is_bidi_control(c: char) -> bool {
@@ -79,6 +110,22 @@ mod tests {
     fn plain_text_is_not_copied() {
         assert!(matches!(terminal("K.r/... ♔ é"), Cow::Borrowed(_)));
         assert!(matches!(xml("K.r/... ♔ é\r\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn html_is_markup_safe_and_shows_every_control() {
+        assert_eq!(
+            html(HOSTILE),
+            "a\\x1b[2J\\x1b]0;t\\x07\\x00b\rc\\x08\\x7f\\u{9b}31m\\u{202e}d\te\nf"
+        );
+        assert_eq!(
+            html("<script>alert('x')</script> ]]> \"q\" & é ♔"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; ]]&gt; &quot;q&quot; &amp; é ♔"
+        );
+        // Invalid UTF-8, made lossy where it was read, stays as U+FFFD.
+        let lossy = String::from_utf8_lossy(b"a\xff\xfe<b");
+        assert_eq!(html(&lossy), "a\u{fffd}\u{fffd}&lt;b");
+        assert_eq!(html("\u{fffe}\u{ffff}"), "\\u{fffe}\\u{ffff}");
     }
 
     #[test]

@@ -33,7 +33,7 @@
 mod read;
 mod show;
 
-pub use read::{END_NAMES, KEYS};
+pub use read::KEYS;
 pub use show::show;
 
 use crate::engine::{RuleSet, RuleSetId};

@@ -42,9 +42,6 @@ pub const KEYS: [&str; 14] = [
 /// The keys of a `[pieces.X]` table.
 const PIECE_KEYS: [&str; 3] = ["name", "betza", "value"];
 
-/// The names `ends` takes.
-pub const END_NAMES: [&str; 3] = ["checkmate", "stalemate", "king-captured"];
-
 /// The longest `name` (of the rule set or a piece).
 const MAX_NAME: usize = 64;
 
@@ -114,6 +111,29 @@ impl Reader<'_> {
         v.get_ref().as_str().map(str::to_string).ok_or_else(|| {
             let found = v.get_ref().type_str();
             self.error(At(v.span()), format!("`{key}` is a string, found {found}"))
+        })
+    }
+
+    /// One of `all`, by its `name`.
+    fn choice<T: Copy>(
+        &self,
+        key: &str,
+        v: Value,
+        all: &[T],
+        name: fn(T) -> &'static str,
+    ) -> Result<T, Diagnostic> {
+        let s = self.string(key, v)?;
+        all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
+            let known: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+            self.error(
+                At(v.span()),
+                format!(
+                    "unknown {} `{}` (known: {})",
+                    key,
+                    crate::input::shown(&s),
+                    known.join(", ")
+                ),
+            )
         })
     }
 
@@ -195,21 +215,7 @@ impl Reader<'_> {
             ),
         };
         if let Some(v) = get("castling") {
-            let s = self.string("castling", v)?;
-            rules.castling = match s.as_str() {
-                "none" => Castling::None,
-                "home-squares" => Castling::HomeSquares8x8,
-                "rights" => Castling::Rights,
-                _ => {
-                    return Err(self.error(
-                        At(v.span()),
-                        format!(
-                            "unknown castling `{}` (known: none, home-squares, rights)",
-                            crate::input::shown(&s)
-                        ),
-                    ));
-                }
-            };
+            rules.castling = self.choice("castling", v, &Castling::ALL, Castling::name)?;
         }
         if let Some(v) = get("castling_files") {
             rules.castling_files = Some(self.castling_files(v)?);
@@ -228,21 +234,7 @@ impl Reader<'_> {
             rules.ends = self.ends(v)?;
         }
         if let Some(v) = get("notation") {
-            let s = self.string("notation", v)?;
-            rules.notation = match s.as_str() {
-                "uci" => Notation::Uci,
-                "jhu" => Notation::Jhu,
-                "cuhk" => Notation::Cuhk,
-                _ => {
-                    return Err(self.error(
-                        At(v.span()),
-                        format!(
-                            "unknown notation `{}` (known: uci, jhu, cuhk)",
-                            crate::input::shown(&s)
-                        ),
-                    ));
-                }
-            };
+            rules.notation = self.choice("notation", v, &Notation::ALL, Notation::name)?;
         }
         if let Some(v) = get("pieces") {
             self.pieces(v, &mut rules)?;
@@ -299,7 +291,7 @@ impl Reader<'_> {
                 At(v.span()),
                 format!(
                     "`ends` is a list of {}, found {}",
-                    END_NAMES.join(", "),
+                    Ends::NAMES.join(", "),
                     v.get_ref().type_str()
                 ),
             )
@@ -307,20 +299,15 @@ impl Reader<'_> {
         let mut ends = Ends::default();
         for item in list.iter() {
             let s = item.get_ref().as_str().unwrap_or_default();
-            let flag = match s {
-                "checkmate" => &mut ends.checkmate,
-                "stalemate" => &mut ends.stalemate,
-                "king-captured" => &mut ends.king_captured,
-                _ => {
-                    return Err(self.error(
-                        At(item.span()),
-                        format!(
-                            "unknown end `{}` (known: {})",
-                            crate::input::shown(s),
-                            END_NAMES.join(", ")
-                        ),
-                    ));
-                }
+            let Some(flag) = ends.flag(s) else {
+                return Err(self.error(
+                    At(item.span()),
+                    format!(
+                        "unknown end `{}` (known: {})",
+                        crate::input::shown(s),
+                        Ends::NAMES.join(", ")
+                    ),
+                ));
             };
             if *flag {
                 return Err(self.error(At(item.span()), format!("`{s}` is listed twice")));

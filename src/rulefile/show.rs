@@ -4,7 +4,7 @@
 //! exactly the rules it changed.
 
 use crate::domain::Role;
-use crate::engine::{Castling, Notation, RuleSet, file_name};
+use crate::engine::{RuleSet, file_name};
 use std::fmt::Write;
 
 /// `rules` as a rule file that reads back to the same rules (a file's
@@ -30,14 +30,9 @@ pub fn show(rules: &RuleSet) -> String {
         format!("name = {}", quoted(rules.name)),
         "shown in reports",
     );
-    let castling = match rules.castling {
-        Castling::None => "none",
-        Castling::HomeSquares8x8 => "home-squares",
-        Castling::Rights => "rights",
-    };
     line(
         &mut out,
-        format!("castling = {}", quoted(castling)),
+        format!("castling = {}", quoted(rules.castling.name())),
         "none | home-squares (Lab 3: 8x8, king and rook untouched) | rights (FEN KQkq)",
     );
     match rules.castling_files {
@@ -76,15 +71,7 @@ pub fn show(rules: &RuleSet) -> String {
         format!("king_safety = {}", rules.king_safety),
         "false: a move may leave the mover's king attacked (CUHK)",
     );
-    let ends: Vec<&str> = [
-        (rules.ends.checkmate, "checkmate"),
-        (rules.ends.stalemate, "stalemate"),
-        (rules.ends.king_captured, "king-captured"),
-    ]
-    .into_iter()
-    .filter_map(|(on, name)| on.then_some(name))
-    .collect();
-    let ends: Vec<String> = ends.iter().map(|e| quoted(e)).collect();
+    let ends: Vec<String> = rules.ends.names().iter().map(|e| quoted(e)).collect();
     line(
         &mut out,
         format!("ends = [{}]", ends.join(", ")),
@@ -102,14 +89,9 @@ pub fn show(rules: &RuleSet) -> String {
             "a start position (default: chess's)",
         ),
     }
-    let notation = match rules.notation {
-        Notation::Uci => "uci",
-        Notation::Jhu => "jhu",
-        Notation::Cuhk => "cuhk",
-    };
     line(
         &mut out,
-        format!("notation = {}", quoted(notation)),
+        format!("notation = {}", quoted(rules.notation.name())),
         "how `move` steps are written: uci (e2e4) | jhu (E2E4) | cuhk (A7 A5)",
     );
     line(
@@ -122,16 +104,9 @@ pub fn show(rules: &RuleSet) -> String {
         out,
         "\n[values]                           # what `score` counts for each piece"
     );
-    for role in [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ]
-    .into_iter()
-    .filter(|r| !own.iter().any(|(o, _)| o == r))
+    for role in Role::CHESS
+        .into_iter()
+        .filter(|r| !own.iter().any(|(o, _)| o == r))
     {
         let _ = writeln!(out, "{} = {}", role_letter(role), rules.values.of(role));
     }

@@ -52,15 +52,19 @@ fn guarded_by<H>(
 
 /// Whether a shortage of the grader's could be why `result` failed: a
 /// scenario that ran and went wrong. A pass, a build's or recognition's
-/// failure (judged before any scenario ran) and the program's own folder at
-/// its bound (its result, whatever the grader's disk) are not.
+/// failure (judged before any scenario ran), a scenario the staff's kit
+/// cannot put to the classes, and the program's own folder at its bound
+/// (its result, whatever the grader's disk) are not.
 fn may_be_the_graders(result: &ScenarioResult) -> bool {
     let Verdict::Fail(failure) = &result.verdict else {
         return false;
     };
     !matches!(
         failure.kind,
-        FailureKind::CompileError(_) | FailureKind::NotRecognised(_) | FailureKind::NotGraded(_)
+        FailureKind::CompileError(_)
+            | FailureKind::NotRecognised(_)
+            | FailureKind::NotGraded(_)
+            | FailureKind::Subject(crate::subject::SubjectError::NotGradable(_))
     ) && failure.kind.class() != "disk_limit"
 }
 
@@ -96,6 +100,7 @@ mod tests {
             verdict,
             elapsed: Duration::ZERO,
             memory: None,
+            rules: None,
         }
     }
 

@@ -6,9 +6,9 @@
 
 use super::{
     Failure, FailureKind, Found, MemoryFailure, ScenarioResult, SnapshotMode, StepFailure, Verdict,
-    execute,
+    Written, execute,
 };
-use crate::compare::{Detail, compare};
+use crate::compare::{Detail, changes, compare};
 use crate::engine::{Board, BoardText};
 use crate::memcheck::{Checked, ErrorPolicy, Findings};
 use crate::scenario::{Diagnostic, Scenario};
@@ -70,6 +70,13 @@ fn judge_trace(
         Ok(snap) => snap,
         Err(verdict) => return verdict,
     };
+    if let Some(StepFailure {
+        line,
+        error: SubjectError::NotGradable(why),
+    }) = &execution.failure
+    {
+        return not_gradable(found, *line, why, &source());
+    }
     let actual = trace.render();
     let subject_failure = execution.failure.clone();
     // A memory error that fails the scenario: the subject's own failure
@@ -87,7 +94,11 @@ fn judge_trace(
         return Verdict::Pass;
     }
     if subject_failure.is_none() && memory_error.is_none() && mode != SnapshotMode::Check {
-        return write_snapshot(found, store, mode, &actual, expected.is_none());
+        let written = match &expected {
+            None => Written::New,
+            Some(old) => Written::Changed(changes(&old.body, &actual)),
+        };
+        return write_snapshot(found, store, mode, &actual, written);
     }
     // Asked only now: a failure's report shows it, and a fork server's
     // child need not be waited for when the scenario passed.
@@ -151,6 +162,19 @@ fn too_large_input(found: &Found, too_large: &TooLarge, source: &str) -> Verdict
         Diagnostic::at(too_large.line as usize, 1, too_large.to_string(), text)
             .with_path(&found.path),
     )
+}
+
+/// The input error of a scenario the subject's adapter cannot serve (the
+/// staff's problem: [`SubjectError::NotGradable`]), at its step.
+fn not_gradable(found: &Found, line: Option<u32>, why: &str, source: &str) -> Verdict {
+    let message = format!("not gradable through the course's hook file: {why}");
+    Verdict::InputError(match line {
+        Some(line) => {
+            let text = step_text(source, line).unwrap_or("");
+            Diagnostic::at(line as usize, 1, message, text).with_path(&found.path)
+        }
+        None => Diagnostic::file(&found.path, message),
+    })
 }
 
 /// The scenario's snapshot (`None`: it has none yet), or the input error
@@ -280,11 +304,18 @@ impl FoundWrong {
     }
 }
 
-/// A result of the reference engine as staff should read it: a step the
-/// engine could not finish (over `--timeout`: a deep perft) is the
-/// scenario's problem, not a wrong answer, so the result becomes an input
-/// error located at that step (exit 2), and the batch goes on.
-pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> ScenarioResult {
+/// A result of a reference (the built-in engine, or the course's own
+/// program recording snapshots) as staff should read it: a step the
+/// reference could not finish (over `--timeout`: a deep perft) or answer
+/// (a crash, a malformed answer) is the staff's problem, not a wrong
+/// answer, so the result becomes an input error located at that step and
+/// naming the reference as `who` (exit 2; nothing is written for it), and
+/// the batch goes on.
+pub fn as_reference_result(
+    mut result: ScenarioResult,
+    who: &str,
+    timeout_secs: f64,
+) -> ScenarioResult {
     let Verdict::Fail(failure) = &result.verdict else {
         return result;
     };
@@ -293,9 +324,9 @@ pub fn as_reference_result(mut result: ScenarioResult, timeout_secs: f64) -> Sce
     };
     let message = match error {
         SubjectError::Timeout => format!(
-            "the reference engine did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
+            "{who} did not finish this scenario within --timeout {timeout_secs}s (stopped at this step)"
         ),
-        other => format!("the reference engine could not run this step: {other}"),
+        other => format!("{who} could not run this step: {other}"),
     };
     let diag = match failure.line {
         Some(line) => Diagnostic::at(
@@ -316,16 +347,16 @@ fn write_snapshot(
     store: &SnapshotStore,
     mode: SnapshotMode,
     actual: &str,
-    was_new: bool,
+    written: Written,
 ) -> Verdict {
     let input = found.path.strip_prefix(".").unwrap_or(&found.path);
-    let snap = Snapshot::new(input, actual);
-    let written = match mode {
+    let snap = Snapshot::new(input, actual).recorded_by(store.recorder());
+    let saved = match mode {
         SnapshotMode::Accept => store.accept(&found.rel, &snap),
         _ => store.propose(&found.rel, &snap),
     };
-    match written {
-        Ok(path) => Verdict::Updated { path, was_new },
+    match saved {
+        Ok(path) => Verdict::Updated { path, written },
         Err(e) => Verdict::InputError(Diagnostic::file(
             &store.path_for(&found.rel),
             format!("cannot write snapshot: {e}"),

@@ -46,6 +46,7 @@ pub fn leak_item(results: &[ScenarioResult], points: u32) -> Option<ScenarioResu
         verdict,
         elapsed: std::time::Duration::ZERO,
         memory: None,
+        rules: None,
     })
 }
 
@@ -66,5 +67,6 @@ pub fn leak_item_not_run(kind: FailureKind, points: u32) -> ScenarioResult {
         })),
         elapsed: std::time::Duration::ZERO,
         memory: None,
+        rules: None,
     }
 }

@@ -22,7 +22,7 @@ pub use partition::Partition;
 pub use pool::{run_all, run_all_until, run_pool};
 pub use select::{Selection, name_of};
 
-use crate::compare::Mismatch;
+use crate::compare::{Mismatch, StepChange, Tally};
 use crate::engine::{BoardText, RuleSetId};
 use crate::memcheck::{Findings, MemoryError, Tool};
 use crate::scenario::{Diagnostic, Visibility};
@@ -56,6 +56,9 @@ pub struct ScenarioResult {
     /// What a memory check found (`--memcheck`), whatever the verdict:
     /// every report shows it (a failing error is also the verdict).
     pub memory: Option<Findings>,
+    /// The name of the rule set the scenario ran under (a rule file's
+    /// `name`), which reports show; `None` when it could not be read.
+    pub rules: Option<&'static str>,
 }
 
 impl ScenarioResult {
@@ -64,6 +67,18 @@ impl ScenarioResult {
         match self.verdict {
             Verdict::Pass | Verdict::Updated { .. } => self.points,
             _ => 0,
+        }
+    }
+
+    /// What its snapshot's rewrite changed, when one was written over an
+    /// old one.
+    pub fn changes(&self) -> Option<&[StepChange]> {
+        match &self.verdict {
+            Verdict::Updated {
+                written: Written::Changed(steps),
+                ..
+            } => Some(steps),
+            _ => None,
         }
     }
 
@@ -87,10 +102,31 @@ pub enum Verdict {
     /// A snapshot was written (new, or replacing a different one).
     Updated {
         path: PathBuf,
-        was_new: bool,
+        written: Written,
     },
     /// The scenario (or its snapshot) could not be read.
     InputError(Diagnostic),
+}
+
+/// What a written snapshot is: the scenario's first, or a change of the
+/// one it had (each step whose answer changed, in scenario order: never
+/// empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    New,
+    Changed(Vec<StepChange>),
+}
+
+/// The changes of a run's written snapshots, counted by kind (what `run
+/// --update` prints after a rule change).
+pub fn tally(results: &[ScenarioResult]) -> Tally {
+    Tally::of(results.iter().filter_map(|r| match &r.verdict {
+        Verdict::Updated { written, .. } => Some(match written {
+            Written::New => None,
+            Written::Changed(steps) => Some(steps.iter().map(|s| s.kind.group())),
+        }),
+        _ => None,
+    }))
 }
 
 /// The first thing that went wrong in a scenario, with what a reader
@@ -270,6 +306,7 @@ impl FailureKind {
             FailureKind::Subject(SubjectError::Io(_)) => "io_error",
             FailureKind::Subject(SubjectError::Unsupported(_)) => "unsupported",
             FailureKind::Subject(SubjectError::DiskLimit(_)) => "disk_limit",
+            FailureKind::Subject(SubjectError::NotGradable(_)) => "not_gradable",
             FailureKind::CompileError(_) => "compile_error",
             FailureKind::NotRecognised(_) => "not_recognised",
             FailureKind::NotGraded(_) => "not_graded",
@@ -297,13 +334,19 @@ pub fn run_one(
     mode: SnapshotMode,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let (points, visibility, (verdict, memory)) = match found.load() {
+    let (points, visibility, rules, (verdict, memory)) = match found.load() {
         Ok(s) => (
             s.points,
             s.directives.visibility,
+            Some(s.directives.rules.name),
             judge::judge(found, &s, subject, store, mode),
         ),
-        Err(diag) => (0, Visibility::Visible, (Verdict::InputError(diag), None)),
+        Err(diag) => (
+            0,
+            Visibility::Visible,
+            None,
+            (Verdict::InputError(diag), None),
+        ),
     };
     ScenarioResult {
         path: found.path.clone(),
@@ -313,16 +356,23 @@ pub fn run_one(
         verdict,
         elapsed: started.elapsed(),
         memory,
+        rules,
     }
 }
 
 /// The result for a scenario that could not even start because the whole
 /// submission failed (e.g. it did not compile).
 pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
-    let (points, visibility) = found
+    let (points, visibility, rules) = found
         .load()
-        .map(|s| (s.points, s.directives.visibility))
-        .unwrap_or((0, Visibility::Visible));
+        .map(|s| {
+            (
+                s.points,
+                s.directives.visibility,
+                Some(s.directives.rules.name),
+            )
+        })
+        .unwrap_or((0, Visibility::Visible, None));
     ScenarioResult {
         path: found.path.clone(),
         name: found.rel.clone(),
@@ -337,6 +387,7 @@ pub fn not_run(found: &Found, kind: FailureKind) -> ScenarioResult {
         })),
         elapsed: Duration::ZERO,
         memory: None,
+        rules,
     }
 }
 

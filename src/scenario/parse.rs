@@ -1762,4 +1762,48 @@ mod tests {
         assert_eq!((l, c), (3, 8), "{m}");
         assert!(m.contains("missing `~`"), "{m}");
     }
+
+    #[test]
+    fn scenarios_place_what_their_rules_have_and_name_what_they_lack() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("s")).unwrap();
+        std::fs::write(
+            dir.path().join("s/capa.toml"),
+            "extends = \"standard\"\n[pieces.A]\nbetza = \"BN\"\n[pieces.M]\nname = \"minister\"\nbetza = \"BN\"\n",
+        )
+        .unwrap();
+        let book = RuleBook::new(Some(&dir.path().join("s")), &[]).unwrap();
+        let path = dir.path().join("s/x.txt");
+        let parse = |text: &str| parse_with(text, &book.for_scenario(&path));
+        let s = parse("@rules capa.toml\n1\n3 3\nw a 0 0\nb m 2 2\n~\nmove a3c2\n").unwrap();
+        assert_eq!(s.placements[0].role, Role::A);
+        assert!(
+            s.directives
+                .rules_file
+                .as_ref()
+                .is_some_and(|f| f.ends_with("capa.toml"))
+        );
+        // A letter the rules lack, in a placement and in a FEN, at its place.
+        let d = parse("@rules capa.toml\n1\n3 3\nw z 0 0\n~\n").unwrap_err();
+        assert_eq!((d.line, d.col), (4, 3), "{d}");
+        assert!(
+            d.message
+                .contains("unknown piece `z` (expected k, q, r, b, n, p, m or a)"),
+            "{d}"
+        );
+        let d = parse("@rules capa.toml\n1\nfen 3k/4/4/Z2K w - - 0 1\n~\n").unwrap_err();
+        assert_eq!((d.line, d.col), (3, 12), "{d}");
+        assert!(d.message.contains("unknown piece `Z`"), "{d}");
+        // The rules give M its moves: a scenario's own Mystery shape is refused.
+        let d = parse("@rules capa.toml\n@mystery leaper 1,3\n1\n3 3\n~\n").unwrap_err();
+        assert_eq!((d.line, d.col), (2, 10), "{d}");
+        assert!(d.message.contains("drop `@mystery`"), "{d}");
+        // A promotion letter the rules lack is the step's error.
+        let d =
+            parse("@rules capa.toml\n1\nfen 3k/A3/4/3K w - - 0 1\n~\nmove a3a4z\n").unwrap_err();
+        assert!(
+            d.message.contains("`z` is not a piece of these rules"),
+            "{d}"
+        );
+    }
 }

@@ -25,6 +25,23 @@
 //! process with that id is alive — never a file another live run is still
 //! writing.
 //!
+//! A snapshot recorded from the course's own reference program (`run
+//! --update --submission REF`, `--engine CMD`) says which one wrote it in
+//! insta's free-form `info` field ([`RecordedBy`]), so `cargo insta
+//! review` shows a reviewer who wrote what they accept:
+//!
+//! ```text
+//! info:
+//!   reference: Lab 3 upload
+//!   path: ref/lab3-solution
+//!   sha256: 3b7e…
+//! ```
+//!
+//! The header is YAML, as insta reads and writes it: every value is
+//! written as insta's emitter writes it (double-quoted, JSON escapes, when
+//! YAML would misread it plain), so a file insta accepts comes out as this
+//! module wrote it. The header is kept line by line, verbatim.
+//!
 //! A name that is not UTF-8 (a Latin-1 file name) keeps every byte: each
 //! byte that is not part of valid UTF-8 is written `%XX`, so two such names
 //! never share a snapshot (insta's lossy naming would map both to `�`).
@@ -47,26 +64,144 @@ const NAME: &str = "scenario";
 /// A parsed `.snap` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
-    /// The `key: value` header lines, verbatim and in order.
-    pub header: Vec<(String, String)>,
+    /// The YAML header's lines (between the `---` lines), verbatim and in
+    /// order.
+    pub header: Vec<String>,
     /// The expected trace, ending in a newline.
     pub body: String,
+}
+
+/// Who wrote a snapshot when it was not the built-in engine: the course's
+/// reference program, by kind, name and content hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedBy {
+    pub kind: ReferenceKind,
+    /// The upload's folder (or archive) or the engine's command, as given.
+    pub name: String,
+    /// The SHA-256 (hex) of its files: `sha256sum`'s listing of them,
+    /// hashed again (an upload's files by their paths in it, sorted; an
+    /// engine's executable and every argument that names a file, in order).
+    pub sha256: String,
+}
+
+/// The kinds of reference a snapshot can be recorded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferenceKind {
+    /// A Lab 3 upload, driven through the adapter.
+    Lab3Upload,
+    /// A program speaking the protocol (`--engine`).
+    Engine,
+}
+
+impl ReferenceKind {
+    /// Its words in the header (`reference: Lab 3 upload`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ReferenceKind::Lab3Upload => "Lab 3 upload",
+            ReferenceKind::Engine => "engine",
+        }
+    }
+
+    /// The header key its name is under: an upload's `path`, an engine's `command`.
+    fn name_key(self) -> &'static str {
+        match self {
+            ReferenceKind::Lab3Upload => "path",
+            ReferenceKind::Engine => "command",
+        }
+    }
+
+    fn from_name(text: &str) -> Option<ReferenceKind> {
+        [ReferenceKind::Lab3Upload, ReferenceKind::Engine]
+            .into_iter()
+            .find(|k| k.name() == text)
+    }
+}
+
+impl RecordedBy {
+    /// The SHA-256 of `files` as `sha256sum` lists them, hashed again:
+    /// each file's hash, two spaces and its name (`shown`), one line each,
+    /// in the order given; `sha256sum FILES | sha256sum` prints the same
+    /// hex, so a reviewer can check who wrote a snapshot with the
+    /// system's tools. `files` are (name shown, path read) pairs.
+    pub fn hash_files<'a>(
+        files: impl IntoIterator<Item = (String, &'a Path)>,
+    ) -> std::io::Result<String> {
+        use sha2::{Digest, Sha256};
+        let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        let mut listing = String::new();
+        for (shown, path) in files {
+            let bytes = std::fs::read(path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            listing.push_str(&format!("{}  {shown}\n", hex(&Sha256::digest(&bytes))));
+        }
+        Ok(hex(&Sha256::digest(listing.as_bytes())))
+    }
+}
+
+impl std::fmt::Display for RecordedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} (sha256 {})",
+            self.kind.name(),
+            self.name,
+            self.sha256
+        )
+    }
 }
 
 impl Snapshot {
     /// A snapshot of `body` (a trace) for the scenario at `input_file`.
     pub fn new(input_file: &Path, body: &str) -> Snapshot {
+        let input_file = input_file.display().to_string().replace('\\', "/");
         Snapshot {
             header: vec![
-                ("source".into(), SOURCE.into()),
-                ("expression".into(), "trace".into()),
-                (
-                    "input_file".into(),
-                    input_file.display().to_string().replace('\\', "/"),
-                ),
+                format!("source: {}", yaml_scalar(SOURCE)),
+                "expression: trace".into(),
+                format!("input_file: {}", yaml_scalar(&input_file)),
             ],
             body: normalize(body),
         }
+    }
+
+    /// The same snapshot, saying that `by` recorded it (insta's `info`,
+    /// where insta puts it: before `input_file`). `None`: the built-in
+    /// engine, which says nothing.
+    pub fn recorded_by(mut self, by: Option<&RecordedBy>) -> Snapshot {
+        let Some(by) = by else {
+            return self;
+        };
+        let at = self
+            .header
+            .iter()
+            .position(|l| l.starts_with("input_file:"))
+            .unwrap_or(self.header.len());
+        let info = [
+            "info:".to_string(),
+            format!("  reference: {}", yaml_scalar(by.kind.name())),
+            format!("  {}: {}", by.kind.name_key(), yaml_scalar(&by.name)),
+            format!("  sha256: {}", yaml_scalar(&by.sha256)),
+        ];
+        self.header.splice(at..at, info);
+        self
+    }
+
+    /// Who recorded it, when its header says (`info`, as
+    /// [`Snapshot::recorded_by`] writes it and insta writes it back).
+    pub fn recorder(&self) -> Option<RecordedBy> {
+        let start = self.header.iter().position(|l| l.trim_end() == "info:")?;
+        let fields: HashMap<&str, String> = self.header[start + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(' '))
+            .filter_map(|l| l.trim_start().split_once(':'))
+            .map(|(k, v)| (k, yaml_unscalar(v.trim())))
+            .collect();
+        let kind = ReferenceKind::from_name(fields.get("reference")?)?;
+        Some(RecordedBy {
+            kind,
+            name: fields.get(kind.name_key())?.clone(),
+            sha256: fields.get("sha256")?.clone(),
+        })
     }
 
     /// Parses the text of a `.snap` file. A file without a header is taken
@@ -77,11 +212,7 @@ impl Snapshot {
         let body = match text.strip_prefix("---\n") {
             Some(rest) => match rest.split_once("\n---\n") {
                 Some((head, body)) => {
-                    header = head
-                        .lines()
-                        .filter_map(|l| l.split_once(": "))
-                        .map(|(k, v)| (k.to_string(), v.to_string()))
-                        .collect();
+                    header = head.lines().map(str::to_string).collect();
                     body.to_string()
                 }
                 None => rest.to_string(),
@@ -96,8 +227,9 @@ impl Snapshot {
 
     pub fn render(&self) -> String {
         let mut out = String::from("---\n");
-        for (k, v) in &self.header {
-            out.push_str(&format!("{k}: {v}\n"));
+        for line in &self.header {
+            out.push_str(line);
+            out.push('\n');
         }
         out.push_str("---\n");
         out.push_str(&self.body);
@@ -107,6 +239,59 @@ impl Snapshot {
     /// Does this snapshot expect exactly `trace`? (Trailing blank lines aside, as insta.)
     pub fn matches(&self, trace: &str) -> bool {
         self.body == normalize(trace)
+    }
+}
+
+/// `text` as a YAML scalar, as insta's emitter writes a string: plain
+/// unless YAML would read it otherwise, else double-quoted with JSON's
+/// escapes.
+fn yaml_scalar(text: &str) -> String {
+    const WORDS: &[&str] = &[
+        "yes", "Yes", "YES", "no", "No", "NO", "True", "TRUE", "true", "False", "FALSE", "false",
+        "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
+    ];
+    let quoted = text.is_empty()
+        || text.starts_with(' ')
+        || text.ends_with(' ')
+        || text.starts_with(['&', '*', '?', '|', '-', '<', '>', '=', '!', '%', '@', '.'])
+        || text.starts_with("0x")
+        || text.contains(|c: char| {
+            matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '#' | '`' | '"' | '\'' | '\\'
+                | '\0'..='\x06' | '\t' | '\n' | '\r' | '\x0e'..='\x1a' | '\x1c'..='\x1f')
+        })
+        || WORDS.contains(&text)
+        || text.parse::<i64>().is_ok()
+        || text.parse::<f64>().is_ok();
+    if !quoted {
+        return text.to_string();
+    }
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x08' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\x0c' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A YAML scalar's text: a double-quoted one unescaped (JSON's escapes,
+/// as insta writes them), a single-quoted one unquoted, a plain one as it is.
+fn yaml_unscalar(text: &str) -> String {
+    if text.starts_with('"') {
+        return serde_json::from_str(text).unwrap_or_else(|_| text.to_string());
+    }
+    match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        Some(inner) => inner.replace("''", "'"),
+        None => text.to_string(),
     }
 }
 
@@ -125,6 +310,8 @@ pub struct SnapshotStore {
     /// The run's trace cap: no snapshot larger than it (and its header)
     /// is read.
     max_trace_bytes: u64,
+    /// Who the run's snapshots are recorded from (`None`: the built-in engine).
+    recorder: Option<RecordedBy>,
 }
 
 impl SnapshotStore {
@@ -133,7 +320,20 @@ impl SnapshotStore {
         SnapshotStore {
             dir: dir.into(),
             max_trace_bytes: crate::trace::DEFAULT_MAX_TRACE_BYTES,
+            recorder: None,
         }
+    }
+
+    /// The same store, its snapshots written as recorded by `by` (the
+    /// course's reference; `None`: the built-in engine).
+    pub fn recorded_by(mut self, by: Option<RecordedBy>) -> Self {
+        self.recorder = by;
+        self
+    }
+
+    /// Who this run's snapshots are recorded from (`None`: the built-in engine).
+    pub fn recorder(&self) -> Option<&RecordedBy> {
+        self.recorder.as_ref()
     }
 
     /// The same store under the run's trace cap (`--max-trace-mb`).
@@ -341,6 +541,74 @@ mod tests {
         assert_eq!(Snapshot::parse(&text), snap);
         assert!(snap.matches("DIMS 1 1\nEND"));
         assert!(!snap.matches("DIMS 1 2\nEND\n"));
+    }
+
+    #[test]
+    fn who_recorded_a_snapshot_is_insta_info_and_reads_back() {
+        let by = RecordedBy {
+            kind: ReferenceKind::Lab3Upload,
+            name: "ref/lab3 solution".into(),
+            sha256: "0123abcd".into(),
+        };
+        let snap =
+            Snapshot::new(Path::new("scenarios/a.txt"), "DIMS 1 1\nEND\n").recorded_by(Some(&by));
+        let text = snap.render();
+        assert_eq!(
+            text,
+            "---\nsource: tests/scenarios.rs\nexpression: trace\ninfo:\n  reference: Lab 3 upload\n  path: ref/lab3 solution\n  sha256: 0123abcd\ninput_file: scenarios/a.txt\n---\nDIMS 1 1\nEND\n"
+        );
+        let back = Snapshot::parse(&text);
+        assert_eq!(back, snap);
+        assert_eq!(back.recorder(), Some(by));
+        // The built-in engine says nothing.
+        let plain = Snapshot::new(Path::new("a.txt"), "END\n").recorded_by(None);
+        assert_eq!(plain.recorder(), None);
+        assert!(!plain.render().contains("info"));
+    }
+
+    #[test]
+    fn a_references_hash_is_sha256sums_listing_hashed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.cc"), dir.path().join("b.hh"));
+        std::fs::write(&a, "int a;\n").unwrap();
+        std::fs::write(&b, "").unwrap();
+        // `printf 'int a;\n' > a.cc; : > b.hh; sha256sum a.cc b.hh | sha256sum`
+        let hash = RecordedBy::hash_files([("a.cc".to_string(), a.as_path()), ("b.hh".into(), &b)])
+            .unwrap();
+        assert_eq!(
+            hash,
+            "454ae2c691331d017d29b3a5baa5b4b5f1fd54e3cc31b6e1d016e721c0a6e2dd"
+        );
+        let missing = RecordedBy::hash_files([("x".to_string(), dir.path().join("x").as_path())]);
+        assert!(missing.unwrap_err().to_string().contains("/x: "));
+    }
+
+    #[test]
+    fn header_values_are_quoted_where_yaml_would_misread_them() {
+        for (text, written) in [
+            ("scenarios/a.txt", "scenarios/a.txt"),
+            ("python3 /x/e.py --fast", "python3 /x/e.py --fast"),
+            ("a: b", "\"a: b\""),
+            ("-x", "\"-x\""),
+            ("12", "\"12\""),
+            ("1e5", "\"1e5\""),
+            ("true", "\"true\""),
+            ("", "\"\""),
+            ("say \"hi\"\\", "\"say \\\"hi\\\"\\\\\""),
+            ("tab\there", "\"tab\\there\""),
+        ] {
+            assert_eq!(yaml_scalar(text), written, "{text:?}");
+            assert_eq!(yaml_unscalar(written), text, "{written:?}");
+        }
+        assert_eq!(yaml_unscalar("'it''s'"), "it's");
+        let engine = RecordedBy {
+            kind: ReferenceKind::Engine,
+            name: "./eng: v2".into(),
+            sha256: "ff".into(),
+        };
+        let snap = Snapshot::new(Path::new("a.txt"), "END\n").recorded_by(Some(&engine));
+        assert!(snap.render().contains("\n  command: \"./eng: v2\"\n"));
+        assert_eq!(Snapshot::parse(&snap.render()).recorder(), Some(engine));
     }
 
     #[test]

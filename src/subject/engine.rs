@@ -51,13 +51,15 @@ impl Subject for EngineSubject {
         Ok(())
     }
 
+    /// One pair per (from, to), as isValidMove answers and as an engine
+    /// sends them (`SCAN VALID`, or one `VALID` per pair): a promotion is
+    /// one move per role it may promote to, but one pair.
     fn valid_scan(&mut self) -> Result<Vec<(Square, Square)>, SubjectError> {
-        Ok(self
-            .position()
-            .valid_moves()
-            .into_iter()
+        let mut pairs: Vec<_> = (self.position().valid_moves().into_iter())
             .map(|m| (m.from(), m.to()))
-            .collect())
+            .collect();
+        pairs.dedup();
+        Ok(pairs)
     }
 
     fn threat_scan(&mut self) -> Result<Vec<Square>, SubjectError> {

@@ -227,6 +227,11 @@ pub enum SubjectError {
     /// failed: what the folder held, and how it failed (a write past the
     /// bound fails in the program with `ENOSPC`).
     DiskLimit(String),
+    /// The grader's own adapter kit says the scenario cannot be put to the
+    /// course's classes (a step no hook serves, a hook refusing, a hook
+    /// answering outside its contract): the staff's problem, reported as
+    /// the scenario's input error, never as the student's failure.
+    NotGradable(String),
 }
 
 impl fmt::Display for SubjectError {
@@ -243,6 +248,7 @@ impl fmt::Display for SubjectError {
                 write!(f, "`{step}` is not supported by this subject")
             }
             SubjectError::DiskLimit(what) => write!(f, "disk limit: {what}"),
+            SubjectError::NotGradable(why) => write!(f, "not gradable: {why}"),
         }
     }
 }

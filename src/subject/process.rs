@@ -69,6 +69,8 @@ pub struct ProcessSubject {
     /// trip for setup and initial board); they are read, in order, before
     /// any other answer.
     unconfirmed: Vec<Request>,
+    /// The engine is the grader's adapter kit ([`ProcessSubject::with_kit`]).
+    kit: bool,
     /// The memory check of every process started ([`ProcessSubject::with_memcheck`]).
     memcheck: Option<Checker>,
     /// The program's own memory limit (`limits` may be the checker's).
@@ -120,6 +122,7 @@ impl ProcessSubject {
             deadline: Instant::now(),
             stderr: CappedText::default(),
             unconfirmed: Vec::new(),
+            kit: false,
             memcheck: None,
             program_memory: limits_memory,
             findings: None,
@@ -138,6 +141,16 @@ impl ProcessSubject {
             self.limits = c.limits(&self.limits);
         }
         self.memcheck = checker;
+        self
+    }
+
+    /// The engine is the grader's own adapter kit over a course's classes
+    /// (`adapters/kit/`): its `ERR unsupported: <why>` and `ERR hook <name>:
+    /// <what>` answers say the scenario cannot be put to those classes
+    /// (the staff's problem, [`SubjectError::NotGradable`]), not that the
+    /// submission answered wrong.
+    pub fn with_kit(mut self) -> Self {
+        self.kit = true;
         self
     }
 
@@ -398,6 +411,27 @@ impl ProcessSubject {
     ) -> Result<T, SubjectError> {
         match accept(line) {
             Some(v) => Ok(v),
+            None if self.kit => {
+                let refused = match line.strip_prefix("ERR unsupported: ") {
+                    Some(why) => Some(why.to_string()),
+                    None => line.strip_prefix("ERR hook ").map(|what| {
+                        let (hook, what) = what.split_once(": ").unwrap_or((what, ""));
+                        format!("the hook file's `{hook}` hook {what}")
+                    }),
+                };
+                match refused {
+                    Some(why) => {
+                        self.stop();
+                        Err(SubjectError::NotGradable(format!(
+                            "{why} (asked `{request}`)"
+                        )))
+                    }
+                    None => Err(self.malformed(format!(
+                        "`{request}` was answered `{}`",
+                        protocol::shorten(line)
+                    ))),
+                }
+            }
             None => Err(self.malformed(format!(
                 "`{request}` was answered `{}`",
                 protocol::shorten(line)
@@ -489,8 +523,8 @@ impl ProcessSubject {
     ) -> Result<Vec<(Square, Square)>, SubjectError> {
         let dims = self.dims()?;
         let mut pairs = self.read_list(request, "SCAN", |l| protocol::parse_valid_line(l, dims))?;
-        // Sorted (stable), not deduplicated: an engine lists a promotion
-        // once per role, as the reference does.
+        // Sorted, not deduplicated: a pair listed twice is the engine's
+        // answer, shown as it is.
         pairs.sort();
         Ok(pairs)
     }

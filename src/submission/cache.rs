@@ -109,7 +109,7 @@ impl BuildCache {
 
     /// Where compiled translation units live, when builds are cached (a
     /// Lab 3 build that misses as a whole still reuses the units it shares
-    /// with an earlier build: see `lab3::compile_unit`).
+    /// with an earlier build: see `units::compile_unit`).
     pub(crate) fn objects_folder(&self) -> Option<PathBuf> {
         self.builds.then(|| self.folder().join("objects"))
     }

@@ -1,8 +1,9 @@
 //! Turning a submission folder into something the grader can run.
 //!
-//! Each kind of upload has its own file: `lab3` (the course's C++ classes,
-//! compiled with the protocol adapter) and `console` (a course's whole
-//! interactive program, built with its Makefile, CMake or g++). Both build
+//! Each kind of upload has its own file: `classes` (a course's C++
+//! classes, compiled with the adapter kit and the course's hooks, `hooks`:
+//! Lab 3's built in, or a course's own hook file) and `console` (a course's
+//! whole interactive program, built with its Makefile, CMake or g++). Both build
 //! an upload as the reader decided it ([`crate::upload::Upload`]: what it
 //! is, what is left out, which kind it is), copied into their private
 //! build folder from that decision. What they share lives here: the
@@ -13,18 +14,20 @@
 //! built again.
 
 mod cache;
+mod classes;
 mod console;
-mod lab3;
+mod hooks;
 mod units;
 
 pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 
 pub use crate::upload::{UploadKind, defines_main};
-pub use console::{ConsoleBuild, build_console_traced};
-pub use lab3::{
-    CppOptions, DEFAULT_CFLAGS, LAB3_ADAPTER, LAB3_ADAPTER_GLUE, adapter_cache_dir,
-    build_cpp_traced, compile_message,
+pub use classes::{
+    CppOptions, DEFAULT_CFLAGS, KIT_HEADER, KIT_MAIN, adapter_cache_dir, build_cpp_traced,
+    compile_message,
 };
+pub use console::{ConsoleBuild, build_console_traced};
+pub use hooks::{CourseHooks, HookFileError, Hooks, LAB3_HOOKS, REQUIRED_HOOKS, course_headers};
 
 /// Where a build's result came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

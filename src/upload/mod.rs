@@ -198,9 +198,10 @@ pub struct ProgramSources {
     pub project: Option<PathBuf>,
 }
 
-/// A Lab 3 upload's files.
+/// The files of an upload of C++ classes (Lab 3's, or a course's graded
+/// through its hook file).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lab3Files {
+pub struct ClassFiles {
     /// The sources to compile with the adapter, relative to the root.
     pub sources: Vec<PathBuf>,
     /// Sources left out because they define `main` (the course's driver).
@@ -514,7 +515,7 @@ impl Upload {
     /// A Lab 3 upload's sources: the ones beside `ChessBoard.hh` or, when
     /// that folder holds none (`include/` and `src/`), every source of
     /// the upload; a source that defines `main` is left out.
-    pub fn lab3(&self) -> Result<Lab3Files, String> {
+    pub fn lab3(&self) -> Result<ClassFiles, String> {
         let Some(header) = self.lab3_header() else {
             return Err(format!(
                 "no ChessBoard.hh in {} ({})",
@@ -533,6 +534,31 @@ impl Upload {
         } else {
             beside
         };
+        let files = self.without_main(candidates)?;
+        if files.sources.is_empty() {
+            return Err(format!("no .cc files beside {}", show(header)));
+        }
+        Ok(files)
+    }
+
+    /// A course's C++ classes graded through its own hook file
+    /// (`--adapter`): every source of the upload, in whatever folder; a
+    /// source that defines `main` (the student's own driver) is left out.
+    pub fn classes(&self) -> Result<ClassFiles, String> {
+        let files = self.without_main(self.files.iter().filter(|f| is_source(f)).collect())?;
+        if files.sources.is_empty() {
+            return Err(format!(
+                "no C++ source without a main() in {} ({})",
+                self.given.display(),
+                self.contents()
+            ));
+        }
+        Ok(files)
+    }
+
+    /// `candidates` split into the sources to compile and those left out
+    /// because they define `main`.
+    fn without_main(&self, candidates: Vec<&PathBuf>) -> Result<ClassFiles, String> {
         let (mut sources, mut left_out) = (Vec::new(), Vec::new());
         for f in candidates {
             let text = self
@@ -544,10 +570,7 @@ impl Upload {
                 sources.push(f.clone());
             }
         }
-        if sources.is_empty() {
-            return Err(format!("no .cc files beside {}", show(header)));
-        }
-        Ok(Lab3Files { sources, left_out })
+        Ok(ClassFiles { sources, left_out })
     }
 
     /// The sources of a program with no build file: the ones its Visual

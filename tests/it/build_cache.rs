@@ -83,7 +83,7 @@ fn seed(cache: &Path) {
             .file_name()
             .unwrap()
             .to_string_lossy()
-            .starts_with("lab3-adapter-")
+            .starts_with("adapter-kit-")
         {
             std::fs::copy(&entry, cache.join(entry.file_name().unwrap())).unwrap();
         }
@@ -97,6 +97,8 @@ struct Graded {
     code: Option<i32>,
     points: BTreeMap<String, String>,
     notes: BTreeMap<String, String>,
+    /// Each member's compile error (its report's `compile_error`), if any.
+    compile_errors: BTreeMap<String, String>,
     text: String,
 }
 
@@ -165,10 +167,22 @@ fn graded(out: Output, json: &Path) -> Graded {
                 .collect()
         })
         .unwrap_or_default();
+    let compile_errors = report["submissions"]
+        .as_array()
+        .map(|subs| {
+            subs.iter()
+                .filter_map(|s| {
+                    let message = s["compile_error"].as_str()?.to_string();
+                    Some((s["subject"].as_str().unwrap().to_string(), message))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Graded {
         code: out.status.code(),
         points,
         notes,
+        compile_errors,
         text,
     }
 }
@@ -291,14 +305,14 @@ fn a_regrade_after_a_snapshot_or_scenario_change_rebuilds_nothing() {
         regrade.text
     );
     assert!(
-        regrade.notes["broken"]
+        regrade.compile_errors["broken"]
             .contains("RookPiece.cc:13:40: error: expected ';' before '}' token"),
         "{}",
-        regrade.notes["broken"]
+        regrade.compile_errors["broken"]
     );
     assert_eq!(
-        first.notes["broken"].lines().nth(1),
-        regrade.notes["broken"].lines().nth(1)
+        first.compile_errors["broken"].lines().next(),
+        regrade.compile_errors["broken"].lines().next()
     );
     assert_eq!(
         stored,

@@ -320,10 +320,14 @@ fn a_class_of_jhu_programs_scores_each_upload_by_its_bug() {
     );
     assert_eq!(verdicts(&bob).len(), 12);
     // jhu-compile-error's BUG: Game.cpp calls an undeclared remove_piece;
-    // the member's report carries the compiler's message once, in its
-    // notes, and each scenario points there.
+    // the member's report carries the compiler's message once, as its
+    // compile_error (not a note), and each scenario points there.
     let cy = by_name("cy");
-    assert!(cy["notes"].to_string().contains("remove_piece"), "{cy}");
+    assert!(
+        cy["compile_error"].to_string().contains("remove_piece"),
+        "{cy}"
+    );
+    assert!(!cy["notes"].to_string().contains("remove_piece"), "{cy}");
     let first = &cy["scenarios"][0];
     assert!(
         first["details"]
@@ -629,7 +633,7 @@ fn a_console_class_builds_each_upload_with_the_build_command_and_program() {
     let eve = run.student("eve");
     assert_eq!(eve["scenarios"][0]["class"], "compile_error");
     assert!(
-        eve["notes"]
+        eve["compile_error"]
             .to_string()
             .contains("the build finished but made no `chess`"),
         "{eve}"

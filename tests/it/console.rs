@@ -10,8 +10,8 @@
 //! Gradescope reports of console runs checked well-formed.
 
 use crate::helpers::{
-    CUHK_ALL, JHU_ALL, chessgrade, console_fixture, console_program, console_scripts, jhu_overlay,
-    root, verdicts,
+    self, CUHK_ALL, JHU_ALL, chessgrade, console_fixture, console_program, console_scripts,
+    jhu_overlay, root, verdicts,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -644,24 +644,14 @@ fn real_cuhk_correct_machines_pass_modes_2_and_3() {
 /// The program's whole output for `input`, with the shim preloaded at
 /// clock `time`.
 fn run_with_shim(chess: &Path, input: &str, time: &str) -> Vec<u8> {
-    use std::io::Write;
     let shim_dir = tempfile::tempdir().unwrap();
     let env = chessgrade::console::build_shim(shim_dir.path(), "gcc").unwrap();
     let mut cmd = Command::new(chess);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.env("CHESSGRADE_TIME", time)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap().stdout
+    cmd.env("CHESSGRADE_TIME", time);
+    helpers::output_with_input(&mut cmd, input).stdout
 }
 
 #[test]

@@ -286,3 +286,52 @@ fn a_cuhk_failure_shrinks_to_the_moves_that_still_fail_it() {
         "{text}"
     );
 }
+
+/// A console walk as a page: every command a section with the reference's
+/// board as a picture in the course's coordinates (CUHK: row 1 on top) and
+/// the move's arrow, the first mismatch marked with `grade`'s words.
+#[test]
+fn a_cuhk_walk_as_a_page_shows_each_command_with_its_board_and_the_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("walk.html");
+    let (code, out, err) = explain_fixture(
+        "cuhk-mutant-wrong-winner",
+        "scenarios/cuhk/game-over/sample_run_black_bishop_takes_the_ignored_king.txt",
+        &["--format", "html", "--output", page.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let page = std::fs::read_to_string(&page).unwrap();
+    let mismatch = page
+        .split("<section class=\"step mismatch\"")
+        .nth(1)
+        .expect("the mismatch's section")
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(mismatch.contains("line 17: move B5 E8"), "{mismatch}");
+    assert!(
+        mismatch.contains("expected:\n  Black wins!\nactual:\n  White wins!"),
+        "{mismatch}"
+    );
+    assert!(
+        mismatch.contains("the step&#39;s move: from B5 to E8"),
+        "{mismatch}"
+    );
+    // Its board before the step is a picture, not the text's diagram.
+    assert!(mismatch.contains("<figcaption>board before the step</figcaption><svg"));
+    assert!(!mismatch.contains("1   R  N  B  Q  K"), "{mismatch}");
+    // A command that moved: its board after, CUHK's rows from 1 on top.
+    let moved = page
+        .split("line 10: move D7 D5")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(
+        moved.contains("the step&#39;s move: from D7 to D5"),
+        "{moved}"
+    );
+    assert!(page.contains("<a href=\"#command-"), "the walk's links");
+    assert!(page.contains("class=\"bad\">17 ✗</a>"), "{page}");
+}

@@ -50,8 +50,8 @@ fn an_overlay_that_replaced_a_differing_file_is_named_when_the_build_fails() {
         "{human}"
     );
     assert_eq!(json["scenarios"][0]["class"], "compile_error", "{json}");
-    let notes = json["notes"].to_string();
-    assert!(notes.contains(NOTE), "{notes}");
+    let message = json["compile_error"].as_str().unwrap_or_default();
+    assert!(message.contains(NOTE), "{json}");
     // What the student sees on Gradescope.
     let (_, _, results) = grade("jhu-other-term-piece-h", overlay.path(), "gradescope");
     assert_eq!(results["score"], 0.0);

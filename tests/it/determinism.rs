@@ -1,6 +1,6 @@
 //! Issue 17: every Lab 3 scenario's child starts from the same process state
 //! as a fresh start, whatever ran before it, in what order, with what
-//! `--jobs` or timing (the adapter's zygote, `adapters/lab3-cpp/adapter_main.cc`).
+//! `--jobs` or timing (the adapter's zygote, `adapters/kit/kit_main.cc`).
 //!
 //! The witness is `tests/fixtures/submissions/lab3-use-after-free`: its
 //! `isValidMove` reads freed memory, so its answers depend on what the heap

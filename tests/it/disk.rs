@@ -510,8 +510,8 @@ fn a_class_of_floods_is_graded_completely_within_the_bounds() {
                 "correct" => assert!(scenario["class"].is_null(), "{who}: {text}"),
                 "build-many-files" => {
                     assert_eq!(scenario["class"], "compile_error", "{who}: {text}");
-                    // The compiler's message is the member's note.
-                    let text = member["notes"].to_string();
+                    // The compiler's message is the member's compile_error.
+                    let text = member["compile_error"].to_string();
                     assert!(
                         text.contains("disk limit: the build's folder reached the disk bound (8 MiB, 300 files)"),
                         "{who}: {text}"

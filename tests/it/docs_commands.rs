@@ -50,7 +50,9 @@
 //! reasoning is beside each expectation; `EXPECT` files and
 //! `tests/fixtures/*/README.md` say which scenarios each bug touches).
 
-use crate::helpers::{console_fixture, console_program, copy_dir, root, submission};
+use crate::helpers::{
+    console_fixture, console_program, copy_dir, design004_upload, root, submission,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -205,12 +207,20 @@ const CUHK: &str = "docs/cuhk.md";
 const GRADING: &str = "docs/grading.md";
 const CONSOLE: &str = "docs/console.md";
 const PERFORMANCE: &str = "docs/performance.md";
+const COURSE_CLASSES: &str = "docs/course-classes.md";
 
 /// Every grading command of the docs, by (doc, text).
 const PLANS: &[(&str, &str, Plan)] = &[
     (
+        "docs/course-rules.md",
+        "chessgrade grade --class class/ scenarios/lab3/pawns -q",
+        Plan::Skip(
+            "rules::the_chapter_s_rule_change_runs_as_it_shows runs the chapter's whole walkthrough, this class of last term's fixtures under the course's new rules included, and checks the lines it shows",
+        ),
+    ),
+    (
         README,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
         Plan::Test("gradescope_package_end_to_end"),
     ),
     (
@@ -319,6 +329,15 @@ const PLANS: &[(&str, &str, Plan)] = &[
         Plan::Readme,
     ),
     (
+        GRADING,
+        "chessgrade grade --submission tests/fixtures/submissions/lab3-mutant-no-double-step ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots course-snapshots",
+        Plan::Skip(
+            "reference::recorded_from_the_correct_lab3_upload_the_snapshots_are_the_courses_answers \
+             records course-snapshots/ from lab3-correct as docs/grading.md does, then runs this command \
+             (the mutant as its engine built once per run) and checks the 39 configs its EXPECT lists",
+        ),
+    ),
+    (
         SUBMISSIONS,
         "chessgrade grade --submission student42/ ../shared/lab3-course/configs --root ../shared/lab3-course/configs --snapshots ../shared/lab3-course/expected",
         Plan::Test("readme_student42_on_the_course_corpus"),
@@ -420,7 +439,7 @@ const PLANS: &[(&str, &str, Plan)] = &[
     ),
     (
         GRADING,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
         Plan::Test("gradescope_package_end_to_end"),
     ),
     (
@@ -505,6 +524,34 @@ const PLANS: &[(&str, &str, Plan)] = &[
         CONSOLE,
         "chessgrade grade --program target/tmp/console-fixtures/cuhk-mutant-king-queen-swapped/chess scenarios/cuhk/console",
         Plan::Test("console_doc_programs_built_by_the_tests"),
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission tests/fixtures/submissions/design004-correct --adapter adapters/design004/hooks.cc scenarios/design004",
+        Plan::Readme,
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission target/tmp/design004-mutants/castle-undo-leaves-rook --adapter adapters/design004/hooks.cc scenarios/design004/history-undo-castle-puts-king-and-rook-back",
+        Plan::Test("course_classes_mutant_made_by_the_tests"),
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade grade --submission tests/fixtures/submissions/design004-correct --adapter adapters/design004/hooks.cc scenarios/lab3/pawns/double_step_from_start_rows.txt",
+        Plan::Readme,
+    ),
+    (
+        COURSE_CLASSES,
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc -o autograder.zip",
+        Plan::Test("course_classes_packaged_for_gradescope"),
+    ),
+    (
+        COURSE_CLASSES,
+        "run_autograder runs: ./chessgrade grade --submission \"$ROOT/submission\" scenarios --root scenarios --snapshots snapshots --adapter adapter/hooks.cc --format gradescope --output \"$ROOT/results/results.json\"",
+        Plan::Skip(
+            "a line of the output of the `chessgrade package` excerpt, not a command: \
+             course_classes_packaged_for_gradescope runs it from the zip",
+        ),
     ),
     (
         PERFORMANCE,
@@ -607,6 +654,17 @@ chessgrade grade --c   # a comment
     assert!(!grades("xchessgrade grade x"));
 }
 
+/// The one grading command of `doc` that starts with `start` (for a test
+/// of another module that runs it; its plan says which).
+pub(crate) fn grading_command(doc: &str, start: &str) -> String {
+    let found: Vec<DocLine> = grading_commands()
+        .into_iter()
+        .filter(|c| c.doc == doc && c.text.starts_with(start))
+        .collect();
+    assert_eq!(found.len(), 1, "{doc}: `{start}...`: {found:?}");
+    found[0].text.clone()
+}
+
 /// The grading command `text` of `doc`, checked to be there and planned
 /// for a test of this module.
 fn doc_command(doc: &str, text: &str) -> String {
@@ -698,19 +756,19 @@ const ENGINE_VARIABLES: [&str; 9] = [
 ];
 
 /// A course folder (see the module's doc).
-struct Course {
+pub(crate) struct Course {
     tmp: tempfile::TempDir,
 }
 
 impl Course {
     /// With the project's whole `scenarios/`.
-    fn new() -> Course {
+    pub(crate) fn new() -> Course {
         Course::with_scenarios(&[])
     }
 
     /// With `scenarios/` holding copies of the project's `scenarios/<f>`
     /// for each `f` of `only` (all of them when empty).
-    fn with_scenarios(only: &[&str]) -> Course {
+    pub(crate) fn with_scenarios(only: &[&str]) -> Course {
         let tmp = tempfile::tempdir().unwrap();
         let course = tmp.path().join("course");
         std::fs::create_dir_all(course.join("target")).unwrap();
@@ -735,11 +793,11 @@ impl Course {
     }
 
     /// The course folder, where the commands run.
-    fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         self.tmp.path().join("course")
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir().join(rel)
     }
 
@@ -756,6 +814,14 @@ impl Course {
         }
     }
 
+    /// `snapshots/` as a copy of the project's, which the course's commands
+    /// may then write in (instead of a link to the project's own).
+    pub(crate) fn own_snapshots(&self) {
+        let snapshots = self.path("snapshots");
+        std::fs::remove_file(&snapshots).unwrap();
+        copy_dir(&root().join("snapshots"), &snapshots);
+    }
+
     /// Copies the upload `fixture` to `<course>/<to>`.
     fn upload(&self, fixture: &Path, to: &str) {
         copy_dir(fixture, &self.path(to));
@@ -768,7 +834,7 @@ impl Course {
     }
 
     /// `script` run by bash in the course folder.
-    fn bash(&self, script: &str) -> Output {
+    pub(crate) fn bash(&self, script: &str) -> Output {
         // The run's build cache, which every test shares: an upload another
         // test built is not built again (an excerpt comes from a first run;
         // the matcher takes `from the build cache` where it shows a compile
@@ -805,7 +871,7 @@ impl Course {
     }
 
     /// `script` run, its exit code wanted.
-    fn run(&self, script: &str, code: i32) -> String {
+    pub(crate) fn run(&self, script: &str, code: i32) -> String {
         let out = self.bash(script);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
@@ -825,7 +891,7 @@ impl Course {
         out
     }
 
-    fn json(&self, rel: &str) -> Value {
+    pub(crate) fn json(&self, rel: &str) -> Value {
         let path = self.path(rel);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -1686,7 +1752,7 @@ fn run_packaged(c: &Course, zip: &str, name: &str, upload: &Path) -> Value {
 fn gradescope_package_end_to_end() {
     let cmd = doc_command(
         GRADING,
-        "chessgrade package gradescope --scenarios scenarios/lab3 -o autograder.zip",
+        "chessgrade package gradescope scenarios/lab3 -o autograder.zip",
     );
     let c = Course::new();
     let out = c.run_doc(GRADING, &cmd, "", 0);
@@ -1721,7 +1787,8 @@ fn gradescope_package_end_to_end() {
     );
     // About partial credit: a package of lab3/pawns, with a grading flag
     // passed through, and the pawn that never double-steps: it fails
-    // exactly NO_DOUBLE_STEP_FAILS_IN_PAWNS, 6 of 9 points.
+    // exactly NO_DOUBLE_STEP_FAILS_IN_PAWNS, 6 of 9 points. (Its scenarios
+    // in the older spelling, `--scenarios`, still taken.)
     c.run(
         "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o pawns.zip -- --timeout 20",
         0,
@@ -1740,11 +1807,11 @@ fn gradescope_package_end_to_end() {
     // The staff's mistakes: exit 2, one message, no zip.
     for (bad, says) in [
         (
-            "chessgrade package gradescope --scenarios scenarios/nowhere -o bad.zip",
+            "chessgrade package gradescope scenarios/nowhere -o bad.zip",
             "error: cannot package the scenarios: scenarios/nowhere",
         ),
         (
-            "chessgrade package gradescope --scenarios scenarios/lab3/pawns -o no/such/folder/bad.zip",
+            "chessgrade package gradescope scenarios/lab3/pawns -o no/such/folder/bad.zip",
             "error: cannot write the zip no/such/folder/bad.zip",
         ),
         (
@@ -2028,6 +2095,72 @@ fn classroom_format_and_workflow_end_to_end() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------
+// docs/course-classes.md
+// ---------------------------------------------------------------------
+
+#[test]
+fn course_classes_mutant_made_by_the_tests() {
+    let c = Course::new();
+    // Undoing a castle leaves the rook: the one scenario of the folder
+    // fails at its first undo (tests/it/kit.rs lists where this mutant
+    // fails, and why).
+    design004_upload("castle-undo-leaves-rook");
+    let cmd = doc_command(
+        COURSE_CLASSES,
+        "chessgrade grade --submission target/tmp/design004-mutants/castle-undo-leaves-rook --adapter adapters/design004/hooks.cc scenarios/design004/history-undo-castle-puts-king-and-rook-back",
+    );
+    let out = c.run_doc(COURSE_CLASSES, &cmd, "", 1);
+    assert_eq!(summary(&out), (0, 1, "0/1".to_string()), "{out}");
+    assert!(out.contains("first mismatch at line 9: undo"), "{out}");
+}
+
+/// The hook file and the course's headers go into the autograder: the
+/// packaged `run_autograder` grades a 004 upload as `grade --adapter`
+/// does, the correct one every point, the mutant whose undo of a castle
+/// leaves the rook short of exactly the scenario that undoes castles.
+#[test]
+fn course_classes_packaged_for_gradescope() {
+    let c = Course::new();
+    let cmd = doc_command(
+        COURSE_CLASSES,
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc -o autograder.zip",
+    );
+    c.run_doc(COURSE_CLASSES, &cmd, "", 0);
+    let correct = run_packaged(
+        &c,
+        "autograder.zip",
+        "correct",
+        &design004_upload("design004-correct"),
+    );
+    let tests = &correct["tests"];
+    let all = tests.as_array().unwrap().len();
+    assert!(all >= 30, "{correct}");
+    assert_eq!(correct["score"], all as f64, "{}", correct["output"]);
+    let mutant = run_packaged(
+        &c,
+        "autograder.zip",
+        "mutant",
+        &design004_upload("castle-undo-leaves-rook"),
+    );
+    // Short of the two scenarios that undo a castle (tests/it/kit.rs says
+    // where each mutant fails and why).
+    assert_eq!(mutant["score"], (all - 2) as f64);
+    assert_eq!(
+        short_of(&mutant["tests"], "status", Value::from("passed")),
+        [
+            "design004/history-redo-any-move-behaves-correctly/redo_castle.txt",
+            "design004/history-undo-castle-puts-king-and-rook-back/both_castlings_undone.txt"
+        ]
+    );
+    // Not both: a hook file grades classes, an overlay a console program.
+    let out = c.run(
+        "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc --overlay tests -o bad.zip 2>&1",
+        2,
+    );
+    assert!(out.contains("cannot be used with"), "{out}");
 }
 
 // ---------------------------------------------------------------------

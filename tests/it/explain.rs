@@ -176,3 +176,76 @@ fn explain_takes_an_engine_as_one_argument_or_after_a_double_dash() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("does not exist"));
 }
+
+/// `explain --format html`: one page walking every step (not only up to
+/// the first mismatch), each with its boards as pictures, the first
+/// mismatch marked in the links and on its section.
+#[test]
+fn the_walk_as_a_page_has_every_step_with_its_pictures_and_marks_the_first_mismatch() {
+    let dir = project();
+    let out = chessgrade(
+        dir.path(),
+        &[
+            "explain",
+            "scenarios/a/x.txt",
+            "--format",
+            "html",
+            "-o",
+            "walk.html",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "", "the page is in the file");
+    let page = std::fs::read_to_string(dir.path().join("walk.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("<title>explain: scenarios/a/x.txt</title>"));
+    // The setup and the three steps, each a section; the scan on line 6
+    // is the first mismatch, and the later steps are shown too.
+    assert_eq!(page.matches("<section class=\"step").count(), 4, "{page}");
+    assert_eq!(
+        page.matches("<section class=\"step mismatch\" id=\"line-6\">")
+            .count(),
+        1
+    );
+    assert!(
+        page.contains("<a href=\"#line-6\" class=\"bad\">6 ✗</a>"),
+        "{page}"
+    );
+    assert!(page.contains("<a href=\"#line-8\">8 ✓</a>"), "{page}");
+    let scan = page
+        .split("id=\"line-6\"")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(scan.contains("<rect class=\"missing\""), "{scan}");
+    assert!(scan.contains("<rect class=\"extra\""), "{scan}");
+    assert!(scan.contains("missing (expected, not answered): <code>V 0 3 1 1</code>"));
+    // The move on line 8: its arrow, from 3 0 to 0 0.
+    let mv = page
+        .split("id=\"line-8\"")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(mv.contains("class=\"arrow\""), "{mv}");
+    assert!(mv.contains("the step&#39;s move: from 3 0 to 0 0"), "{mv}");
+    assert!(page.contains("<a href=\"#line-6\">first mismatch at line 6</a>"));
+    // One step alone, to stdout.
+    let out = chessgrade(
+        dir.path(),
+        &[
+            "explain",
+            "scenarios/a/x.txt",
+            "--format",
+            "html",
+            "--line",
+            "8",
+        ],
+    );
+    let one = stdout(&out);
+    assert_eq!(one.matches("<section class=\"step").count(), 1, "{one}");
+    assert!(one.contains("id=\"line-8\""), "{one}");
+}

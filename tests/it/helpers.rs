@@ -80,6 +80,23 @@ pub fn output(cmd: &mut Command) -> Output {
     cmd.output().expect("the binary runs")
 }
 
+/// Runs `cmd` to the end with `input` on its stdin (stdout piped).
+pub fn output_with_input(cmd: &mut Command, input: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the program runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// `chessgrade ARGS` in the project's folder.
 pub fn chessgrade(args: &[&str]) -> Output {
     output(command(root()).args(args))
@@ -245,6 +262,134 @@ pub fn lab3_engine(name: &str) -> String {
     once_per_run(&BUILT, name, || {
         let build = build_lab3(&submission(name), &cache_home().join("chessgrade"));
         let path = target_tmp("lab3-engines").join(name);
+        install(&build.command.program, &path);
+        path
+    })
+    .display()
+    .to_string()
+}
+
+/// Seed 004's hook file, with the course's headers beside it.
+pub fn design004_hooks() -> PathBuf {
+    root().join("adapters/design004/hooks.cc")
+}
+
+/// A seed 004 upload made at test time from `design004-correct` by one
+/// textual change (`from` becomes `to` in `file`): a student's usual bug.
+pub struct Design004Mutant {
+    pub name: &'static str,
+    file: &'static str,
+    from: &'static str,
+    to: &'static str,
+}
+
+/// The seed 004 mutants (tests/fixtures/submissions/README.md says what
+/// each does; tests/it/kit.rs which scenarios each fails, and why).
+pub const DESIGN004_MUTANTS: &[Design004Mutant] = &[
+    Design004Mutant {
+        // History::UndoLastMove puts the king back but not the rook.
+        name: "castle-undo-leaves-rook",
+        file: "History.cc",
+        from: "    if (rook_from.GetX() >= 0)\n    {\n        Piece *rook = board->PieceAt(rook_to);\n        board->PlacePieceAt(NULL, &rook_to);\n        board->PlacePieceAt(rook, &rook_from);\n        rook->SetMoved(false);\n    }\n",
+        to: "",
+    },
+    Design004Mutant {
+        // Pawn::TryToMove moves onto the en-passant square and kills nothing.
+        name: "en-passant-keeps-pawn",
+        file: "Pawn.cc",
+        from: "board->RemovePiece(Point(p.GetX(), from.GetY())); // kill pawn",
+        to: "{} // kill pawn: forgotten",
+    },
+    Design004Mutant {
+        // Board::Move keeps the moves taken back after a new move, so a
+        // redo makes one of them.
+        name: "redo-after-new-move",
+        file: "Board.cc",
+        from: "        while (undone != NULL)\n        {\n            History *after = undone->GetNext();\n            delete undone;\n            undone = after;\n        }\n",
+        to: "        h->SetNext(undone); // the moves taken back stay, after the new one\n",
+    },
+    Design004Mutant {
+        // Only the king looks whether a move leaves it attacked.
+        name: "pinned-piece-moves",
+        file: "Board.cc",
+        from: "bool Board::LeavesKingAttacked(Piece *mover, Point to, MoveType mt)\n{\n",
+        to: "bool Board::LeavesKingAttacked(Piece *mover, Point to, MoveType mt)\n{\n    if (dynamic_cast<King *>(mover) == NULL)\n        return false; // only the king looks where it goes\n",
+    },
+    Design004Mutant {
+        // The seed's own Pawn::CanMove: two spaces from anywhere.
+        name: "double-step-after-moving",
+        file: "Pawn.cc",
+        from: "    int start = (color == WHITE) ? 1 : height - 2;\n    if (dy == 2 * direction && dx == 0 && location.GetY() == start &&\n",
+        to: "    if (dy == 2 * direction && dx == 0 &&\n",
+    },
+    Design004Mutant {
+        // Board::TryToMove asks the colour of the piece at p2 without
+        // looking whether there is one: a move to an empty square crashes
+        // (SIGSEGV) inside the `try_move` hook.
+        name: "crash-in-try-to-move",
+        file: "Board.cc",
+        from: "    if (temp_piece != NULL && temp_piece->GetColor() == turn)\n",
+        to: "    if (temp_piece != NULL && PieceAt(p2)->GetColor() == turn)\n        return;\n    if (temp_piece != NULL && temp_piece->GetColor() == turn)\n",
+    },
+];
+
+/// The seed 004 upload `name`: `design004-correct` (the fixture), or a
+/// mutant of [`DESIGN004_MUTANTS`] written once per run to
+/// `target/tmp/design004-mutants/<name>` (what docs/course-classes.md
+/// grades).
+pub fn design004_upload(name: &str) -> PathBuf {
+    static WRITTEN: Builds = OnceLock::new();
+    if name == "design004-correct" {
+        return submission(name);
+    }
+    let mutant = DESIGN004_MUTANTS
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no seed 004 mutant {name}"));
+    once_per_run(&WRITTEN, name, || {
+        let base = target_tmp("design004-mutants");
+        let work = base.join(format!(".{name}.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        copy_dir(&submission("design004-correct"), &work);
+        let file = work.join(mutant.file);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.contains(mutant.from),
+            "{name}: the patch no longer applies"
+        );
+        std::fs::write(&file, text.replace(mutant.from, mutant.to)).unwrap();
+        let path = base.join(name);
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::rename(&work, &path).unwrap();
+        path
+    })
+}
+
+/// The seed 004 upload `name` ([`design004_upload`]) compiled with the
+/// adapter kit and seed 004's hooks, once per run, by the library's own
+/// build (what `grade --submission DIR --adapter adapters/design004/hooks.cc`
+/// runs), for the tests that grade it with `--engine`
+/// (`target/tmp/design004-engines/<name>`). A mutant is built after the
+/// correct upload, so that it compiles only the unit it changes (the unit
+/// cache has the others).
+pub fn design004_engine(name: &str) -> String {
+    static BUILT: Builds = OnceLock::new();
+    if name != "design004-correct" {
+        design004_engine("design004-correct");
+    }
+    once_per_run(&BUILT, name, || {
+        let mut options =
+            chessgrade::submission::CppOptions::new("g++", std::time::Duration::from_secs(300));
+        options.cache.dir = Some(cache_home().join("chessgrade"));
+        let hooks = chessgrade::submission::CourseHooks::load(&design004_hooks(), &options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        options.hooks = chessgrade::submission::Hooks::Course(hooks);
+        let dir = design004_upload(name);
+        let upload = chessgrade::upload::Upload::read(&dir).expect("a seed 004 upload");
+        let build = chessgrade::submission::build_cpp_traced(&upload, &options)
+            .0
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let path = target_tmp("design004-engines").join(name);
         install(&build.command.program, &path);
         path
     })

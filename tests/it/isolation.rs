@@ -589,7 +589,7 @@ fn a_poisoned_adapter_cache_is_rebuilt_not_linked() {
         .map(|e| e.path())
         .find(|p| {
             p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("lab3-adapter-"))
+                .is_some_and(|n| n.to_string_lossy().starts_with("adapter-kit-"))
         })
         .expect("the adapter is cached");
     let good = std::fs::read(&object).unwrap();
@@ -760,7 +760,7 @@ fn unconfined_each_attack_gets_through() {
     let mate = arena.class().join("mate");
     std::fs::create_dir_all(&mate).unwrap();
     std::fs::write(mate.join("ChessBoard.cc"), "// a classmate's file\n").unwrap();
-    std::fs::write(arena.cache().join("lab3-adapter-1.o"), "object").unwrap();
+    std::fs::write(arena.cache().join("adapter-kit-1.o"), "object").unwrap();
     let source =
         std::fs::read_to_string(root().join("tests/fixtures/hostile/chessgrade_attack.cc"))
             .unwrap();

@@ -7,8 +7,17 @@
 use crate::helpers::{bin, command, root};
 use std::process::Command;
 
-/// `(command, expected lines)` for each excerpt worth rerunning.
+/// `(command, expected lines)` for each excerpt worth rerunning here.
 fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
+    every_excerpt(doc)
+        .into_iter()
+        .filter(|(cmd, _)| rerunnable(cmd))
+        .collect()
+}
+
+/// `(command, expected lines)` for each `$ ` line of `doc`'s fenced blocks
+/// (the command after the prompt, the lines under it).
+pub(crate) fn every_excerpt(doc: &str) -> Vec<(String, Vec<String>)> {
     let text = std::fs::read_to_string(root().join(doc)).unwrap();
     let mut out = Vec::new();
     let mut in_block = false;
@@ -35,7 +44,7 @@ fn excerpts(doc: &str) -> Vec<(String, Vec<String>)> {
             }
         }
     }
-    out.into_iter().filter(|(cmd, _)| rerunnable(cmd)).collect()
+    out
 }
 
 pub(crate) fn rerunnable(cmd: &str) -> bool {

@@ -48,6 +48,29 @@ fn a_folder_file_changes_its_family_below_it_and_the_snapshot_follows() {
         &["run", "--rules", "flag.toml", "scenarios/other"],
     );
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    // The failure names the rules it was judged under, as the JSON report
+    // does for every scenario.
+    let text = stdout(&out);
+    assert!(
+        text.contains("other/double.txt [")
+            && text.contains("s]\n      under the rules `lab3 without double steps`\n"),
+        "{text}"
+    );
+    let out = run(dir.path(), &["run", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<_> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["rules"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("course/pawns/double.txt", "lab3 without double steps"),
+            ("other/double.txt", "lab3")
+        ]
+    );
 }
 
 #[test]
@@ -249,4 +272,148 @@ fn a_lab3_upload_is_graded_on_the_course_s_rules_which_its_code_implements() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(stderr(&out).contains("promote to QR"), "{}", stderr(&out));
+}
+
+const CHAPTER: &str = "docs/course-rules.md";
+
+/// The `$` excerpt of the chapter whose command starts with `start`.
+fn chapter_excerpt(start: &str) -> (String, Vec<String>) {
+    let found: Vec<_> = crate::readme::every_excerpt(CHAPTER)
+        .into_iter()
+        .filter(|(cmd, _)| cmd.starts_with(start))
+        .collect();
+    assert_eq!(found.len(), 1, "one `$ {start}...` in {CHAPTER}");
+    found.into_iter().next().unwrap()
+}
+
+/// Runs the chapter's excerpt `start` in `dir` (its command as written,
+/// `chessgrade` being the built one) and checks what it printed against
+/// the lines shown (`...` skips lines, times ignored).
+fn rerun_excerpt(dir: &Path, start: &str, code: i32) -> String {
+    let (cmd, expected) = chapter_excerpt(start);
+    let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    let out = run(dir, &args);
+    assert_eq!(out.status.code(), Some(code), "{cmd}: {}", stderr(&out));
+    let printed = format!("{}{}", stdout(&out), stderr(&out));
+    let actual = crate::readme::actual_lines(&printed);
+    if let Err(why) = crate::readme::matches(&expected, &actual) {
+        panic!("{CHAPTER}: `$ {cmd}`: not what it prints: {why}\n--- printed:\n{printed}");
+    }
+    printed
+}
+
+/// "Your course's rules", "A rule change, end to end": every step as the
+/// chapter shows it, in a copy of the Lab 3 suite: the printed file, the
+/// two changed lines, the new scenario (the chapter's own text), the
+/// update that writes exactly its snapshot, the review's lines, and a
+/// class of last term's uploads graded under the new rules.
+#[test]
+fn the_chapter_s_rule_change_runs_as_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let suite = helpers::root().join("scenarios/lab3");
+    for entry in walkdir::WalkDir::new(&suite) {
+        let entry = entry.unwrap();
+        let to = d
+            .join("scenarios/lab3")
+            .join(entry.path().strip_prefix(&suite).unwrap());
+        match entry.file_type().is_dir() {
+            true => std::fs::create_dir_all(&to).unwrap(),
+            false => drop(std::fs::copy(entry.path(), &to).unwrap()),
+        }
+    }
+    std::fs::create_dir_all(d.join("snapshots")).unwrap();
+    for e in std::fs::read_dir(helpers::root().join("snapshots")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("scenario@lab3__")
+        {
+            std::fs::copy(&p, d.join("snapshots").join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    // 1. The built-in set, printed.
+    let printed = rerun_excerpt(d, "chessgrade rules show lab3", 0);
+    // 2. The chapter's two changed lines, in the printed file.
+    let text = std::fs::read_to_string(helpers::root().join(CHAPTER)).unwrap();
+    assert!(text.contains("```toml\nname = \"lab3 with en passant\"\nen_passant = true\n```"));
+    let file: String = printed
+        .lines()
+        .map(|l| match l.split_whitespace().next() {
+            Some("name") => "name = \"lab3 with en passant\"".to_string(),
+            Some("en_passant") => "en_passant = true".to_string(),
+            _ => l.to_string(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    std::fs::write(d.join("scenarios/lab3/rules.toml"), file).unwrap();
+    // 3. The new scenario, as the chapter writes it.
+    let start = text
+        .find("// This term's rule")
+        .expect("the scenario in the chapter");
+    let scenario = &text[start..start + text[start..].find("```").unwrap()];
+    let name = "scenarios/lab3/pawns/en_passant_only_right_after_the_double_step.txt";
+    std::fs::write(d.join(name), scenario).unwrap();
+    rerun_excerpt(d, "chessgrade run --update scenarios/lab3", 0);
+    let pending: Vec<_> = std::fs::read_dir(d.join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".snap.new"))
+        .collect();
+    assert_eq!(
+        pending,
+        ["scenario@lab3__pawns__en_passant_only_right_after_the_double_step.txt.snap.new"]
+    );
+    // 4. The review reads the lines the chapter quotes.
+    let new = std::fs::read_to_string(d.join("snapshots").join(&pending[0])).unwrap();
+    for line in [
+        "L19 movePiece 3 4 2 5 = 1",
+        "L15 movePiece 3 4 2 3 = 0",
+        "  V 3 4 2 5",
+    ] {
+        assert!(new.contains(line), "{line}\n{new}");
+    }
+    assert!(
+        new.contains("  B ......../....k.../.....P../...p..../"),
+        "{new}"
+    );
+    let out = run(d, &["run", "--accept", "scenarios/lab3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // 5. Last term's uploads, graded under the new rules.
+    for upload in ["lab3-correct", "lab3-mutant-no-double-step"] {
+        helpers::copy_dir(&helpers::submission(upload), &d.join("class").join(upload));
+    }
+    rerun_excerpt(
+        d,
+        "chessgrade grade --class class/ scenarios/lab3/pawns -q",
+        1,
+    );
+}
+
+/// Issue 36: each built-in set, printed by `rules show` and read back as a
+/// rule file in its place, gives every bundled scenario's snapshot
+/// unchanged (the four files at once, each for its own family).
+#[test]
+fn the_built_in_sets_read_back_from_their_files_keep_every_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run".to_string(), "-q".to_string()];
+    for name in ["lab3", "standard", "cuhk", "jhu"] {
+        let out = run(dir.path(), &["rules", "show", name]);
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, stdout(&out)).unwrap();
+        args.extend(["--rules".to_string(), file.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(helpers::root(), &args);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let bundled = walkdir::WalkDir::new(helpers::root().join("scenarios"))
+        .into_iter()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("txt".as_ref()))
+        .count();
+    assert!(
+        text.contains(&format!("ok: {bundled} passed, 0 failed")),
+        "{text}"
+    );
 }

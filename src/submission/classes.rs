@@ -1,27 +1,33 @@
-//! Lab 3 C++ uploads: the course's headers and `.cc` files, as students
-//! upload them, compiled together with the protocol adapter shipped in
-//! `adapters/lab3-cpp/` (embedded in the binary, so `chessgrade` works from
-//! anywhere) in a temporary directory. Which files those are is the upload
-//! reader's decision (`crate::upload`): the sources beside `ChessBoard.hh`
-//! (or in the upload's other folders when it has an `include/`), every
-//! folder with headers on the include path; a student file that defines
-//! its own `main` (the course's custom-tests driver) is left out, with a
-//! note.
+//! C++ classes uploads: a course's headers and `.cc` files, as students
+//! upload them, compiled together with the adapter kit (`adapters/kit/`:
+//! the protocol, the fork server, the scans) and the course's hook file,
+//! the one small file that calls the course's classes (`super::hooks`:
+//! Lab 3's, `adapters/lab3-cpp/hooks.cc`, is built in; another course's
+//! comes with `--adapter`). Everything is embedded in the binary, so
+//! `chessgrade` works from anywhere, and built in a temporary directory.
+//! Which files are compiled is the upload reader's decision
+//! (`crate::upload`): for Lab 3 the sources beside `ChessBoard.hh` (or in
+//! the upload's other folders when it has an `include/`), for another
+//! course every source; every folder with headers on the include path; a
+//! student file that defines its own `main` (the course's custom-tests
+//! driver) is left out, with a note.
 //!
 //! The build follows the course's: `g++ -std=c++17 -g -Wall` by default
 //! (no optimisation, so a submission that reads uninitialised memory gets
-//! the course's verdicts). The adapter is split in two so that only a small
-//! glue file is compiled per submission; its protocol side is compiled once
-//! per compiler, flags and adapter version and cached. Translation units
-//! compile in parallel; a compile error is one message that names the
-//! student's file and line first. The whole build's result (the program,
-//! or the compile error) goes into the build cache (`super::cache`), so an
-//! upload is compiled once per compiler and flags, not once per grading;
-//! and each unit's object too, keyed by what that unit reads
-//! (`super::units`), so a build that misses compiles only the units no
-//! earlier build had (one changed `.cc`, the mutants of one solution).
+//! the course's verdicts). Only the hook file is compiled with each
+//! submission; the kit's protocol side includes no course header and is
+//! compiled once per compiler, flags and kit version and cached.
+//! Translation units compile in parallel; a compile error is one message
+//! that names the student's file and line first. The whole build's result
+//! (the program, or the compile error) goes into the build cache
+//! (`super::cache`), so an upload is compiled once per compiler and flags,
+//! not once per grading; and each unit's object too, keyed by what that
+//! unit reads (`super::units`), so a build that misses compiles only the
+//! units no earlier build had (one changed `.cc`, the mutants of one
+//! solution).
 
 use super::cache::{self, BuildCache, Hit, KeyBuilder, Kind};
+use super::hooks::{COURSE_DIR, Hooks};
 use super::units::{Unit, UnitObjects, compile_all};
 use super::{Build, BuildError, Origin, cap_compiler_output, run_step};
 use crate::sandbox::EngineCommand;
@@ -30,25 +36,31 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The adapter's protocol side (no student header): compiled once per
-/// machine and cached.
-pub const LAB3_ADAPTER: &str = include_str!("../../adapters/lab3-cpp/adapter_main.cc");
-/// The adapter's bridge to the student's classes, compiled with each submission.
-pub const LAB3_ADAPTER_GLUE: &str = include_str!("../../adapters/lab3-cpp/adapter_glue.cc");
-const ADAPTER_FILE: &str = "chessgrade_adapter_main.cc";
-const GLUE_FILE: &str = "chessgrade_adapter_glue.cc";
+/// The adapter kit's protocol side (no course or student header):
+/// compiled once per machine and cached.
+pub const KIT_MAIN: &str = include_str!("../../adapters/kit/kit_main.cc");
+/// The hooks a course's hook file defines (`adapters/kit/chessgrade_kit.hh`),
+/// written beside the kit and the hook file in every build.
+pub const KIT_HEADER: &str = include_str!("../../adapters/kit/chessgrade_kit.hh");
+pub(super) const KIT_MAIN_FILE: &str = "chessgrade_kit_main.cc";
+pub(super) const KIT_HEADER_FILE: &str = "chessgrade_kit.hh";
+/// The hook file's name in a build folder (whatever the course named it).
+pub(super) const HOOKS_FILE: &str = "chessgrade_hooks.cc";
 
 /// The course's build flags (`-g -Wall`, no optimisation): a submission that
 /// reads uninitialised memory gets the same verdicts as in the course's build.
 pub const DEFAULT_CFLAGS: &[&str] = &["-std=c++17", "-g", "-Wall"];
 
-/// Bumped whenever the adapter's object must be rebuilt for another reason
+/// Bumped whenever the kit's object must be rebuilt for another reason
 /// than its source, the compiler or the flags changing.
-const ADAPTER_VERSION: u32 = 3;
+const KIT_VERSION: u32 = 4;
 
-/// How to compile a Lab 3 submission.
+/// How to compile a C++ classes submission.
 #[derive(Clone, Debug)]
 pub struct CppOptions {
+    /// The hooks between the kit and the course's classes: Lab 3's, or a
+    /// course's checked hook file (`--adapter`).
+    pub hooks: Hooks,
     /// The C++ compiler (`g++`).
     pub compiler: String,
     /// Flags for every translation unit (default [`DEFAULT_CFLAGS`]).
@@ -71,6 +83,7 @@ pub struct CppOptions {
 impl CppOptions {
     pub fn new(compiler: &str, timeout: Duration) -> CppOptions {
         CppOptions {
+            hooks: Hooks::Lab3,
             compiler: compiler.to_string(),
             cflags: DEFAULT_CFLAGS.iter().map(|s| s.to_string()).collect(),
             timeout,
@@ -116,7 +129,7 @@ struct Includes<'a> {
 }
 
 /// A unit of the build: its source, object and whether it includes the
-/// student's folders (every unit but the adapter's main).
+/// student's folders (every unit but the kit's main).
 fn unit(
     options: &CppOptions,
     source: PathBuf,
@@ -146,10 +159,10 @@ fn unit(
     }
 }
 
-/// Compiles a Lab 3 C++ submission with the adapter: the student's files
-/// and the adapter's glue in parallel (one compiler per core), the
-/// adapter's main object from the cache (built once per compiler, flags and
-/// adapter version), then one link. With the build cache on, a build with
+/// Compiles a C++ classes submission with the adapter kit: the student's
+/// files and the hook file in parallel (one compiler per core), the kit's
+/// main object from the cache (built once per compiler, flags and kit
+/// version), then one link. With the build cache on, a build with
 /// the same key as an earlier one (the build cache, `submission::cache`) is copied
 /// from it instead (the program, or the same compile error); the
 /// [`Origin`] says which (reports say it).
@@ -168,7 +181,11 @@ fn build(
     origin: &mut Origin,
     attempt: super::Attempt,
 ) -> Result<Build, BuildError> {
-    let found = upload.lab3().map_err(BuildError::NotRecognised)?;
+    let found = match options.hooks {
+        Hooks::Lab3 => upload.lab3(),
+        Hooks::Course(_) => upload.classes(),
+    }
+    .map_err(BuildError::NotRecognised)?;
     if let Some(msg) = upload.case_error(options.case) {
         return Err(BuildError::Compile(msg));
     }
@@ -188,7 +205,7 @@ fn build(
         .map_err(|e| super::copy_failed(&e, &tmp))?;
     super::upload_fits(&tmp)?;
     let sources: Vec<PathBuf> = found.sources.iter().map(|s| copy.join(s)).collect();
-    let includes = Includes {
+    let mut includes = Includes {
         root: &copy,
         others: upload
             .header_dirs()
@@ -197,8 +214,15 @@ fn build(
             .map(|d| copy.join(d))
             .collect(),
     };
-    let glue = tmp.path().join(GLUE_FILE);
-    std::fs::write(&glue, LAB3_ADAPTER_GLUE).map_err(io)?;
+    // A course's own headers, last: what the upload does not have.
+    if let Some(course) = options.hooks.course() {
+        let dir = tmp.path().join(COURSE_DIR);
+        course.write_headers(&dir).map_err(io)?;
+        includes.others.push(dir);
+    }
+    let hooks = tmp.path().join(HOOKS_FILE);
+    std::fs::write(&hooks, options.hooks.text()).map_err(io)?;
+    std::fs::write(tmp.path().join(KIT_HEADER_FILE), KIT_HEADER).map_err(io)?;
     let deadline = std::time::Instant::now() + options.timeout;
     let notes: Vec<String> = found
         .left_out
@@ -208,9 +232,9 @@ fn build(
 
     crate::sandbox::hand_over(tmp.path()).map_err(io)?;
     let compiler = compiler_identity(options, tmp.path())?;
-    let adapter = tmp.path().join("adapter_main.o");
+    let kit = tmp.path().join("kit_main.o");
     let include = Some(&includes);
-    let mut units = vec![unit(options, glue, tmp.path().join("glue.o"), include)];
+    let mut units = vec![unit(options, hooks, tmp.path().join("hooks.o"), include)];
     for (i, src) in sources.iter().enumerate() {
         let object = tmp.path().join(format!("student{i}.o"));
         units.push(unit(options, src.clone(), object, include));
@@ -222,7 +246,7 @@ fn build(
         None => Vec::new(),
     };
     link.extend(["-o".into(), engine.clone().into()]);
-    link.push(adapter.clone().into());
+    link.push(kit.clone().into());
     link.extend(units.iter().map(|u| u.object.clone().into_os_string()));
     let program = |tmp: crate::sandbox::Scratch, notes: Vec<String>| Build {
         command: EngineCommand {
@@ -235,14 +259,15 @@ fn build(
     };
 
     // The key: the build folder as the compiler will read it (the
-    // upload's copy, the glue), the adapter it links, every command.
+    // upload's copy, the hook file, the kit's header), the kit it links,
+    // every command.
     let cached = match options.cache.builds_folder() {
         Some(folder) => {
-            let mut key = KeyBuilder::new("lab3", tmp.path());
+            let mut key = KeyBuilder::new("classes", tmp.path());
             key.tool(&compiler);
             key.tree(tmp.path())?;
-            key.field("adapter", LAB3_ADAPTER.as_bytes());
-            key.field("adapter-version", &ADAPTER_VERSION.to_le_bytes());
+            key.field("kit", KIT_MAIN.as_bytes());
+            key.field("kit-version", &KIT_VERSION.to_le_bytes());
             for unit in &units {
                 key.command(&options.compiler, &unit.args());
             }
@@ -266,7 +291,7 @@ fn build(
         }
     }
 
-    adapter_object(options, &compiler, &adapter, &tmp, deadline, &headroom)?;
+    kit_object(options, &compiler, &kit, &tmp, deadline, &headroom)?;
     let objects = UnitObjects::of(&options.cache, &compiler);
     let outputs = compile_all(
         &options.compiler,
@@ -332,11 +357,14 @@ fn compile_failed(
 
 /// The compiler's identity ([`cache::tool_identity`]); a compiler that
 /// cannot start or whose `--version` fails is the staff's error.
-fn compiler_identity(options: &CppOptions, workdir: &Path) -> Result<String, BuildError> {
+pub(super) fn compiler_identity(
+    options: &CppOptions,
+    workdir: &Path,
+) -> Result<String, BuildError> {
     cache::tool_identity(&options.compiler, workdir).map_err(|e| BuildError::Io(e.to_string()))
 }
 
-/// The adapter's main object for this compiler and these flags, written
+/// The kit's main object for this compiler and these flags, written
 /// to `object` in the private build folder `workdir`: copied from the
 /// cache folder after its content hash checks out, or compiled now and
 /// stored there. It is the grader's code, cached whether or not uploads'
@@ -351,7 +379,7 @@ fn compiler_identity(options: &CppOptions, workdir: &Path) -> Result<String, Bui
 /// and replaced. Where the cache cannot be written the fresh object is used
 /// directly. A compile that fails while the grader runs short of
 /// something (`headroom`) is the grader's ([`BuildError::Grader`]).
-fn adapter_object(
+pub(super) fn kit_object(
     options: &CppOptions,
     compiler: &str,
     object: &Path,
@@ -361,22 +389,24 @@ fn adapter_object(
 ) -> Result<(), BuildError> {
     let workdir = tmp.path();
     let io = |e: std::io::Error| super::copy_failed(&e, tmp);
-    let source = workdir.join(ADAPTER_FILE);
+    let source = workdir.join(KIT_MAIN_FILE);
     let unit = unit(options, source.clone(), object.to_path_buf(), None);
-    let mut key = KeyBuilder::new("lab3-adapter", workdir);
+    let mut key = KeyBuilder::new("adapter-kit", workdir);
     key.tool(compiler);
-    key.field("adapter", LAB3_ADAPTER.as_bytes());
-    key.field("adapter-version", &ADAPTER_VERSION.to_le_bytes());
+    key.field("kit", KIT_MAIN.as_bytes());
+    key.field("kit-header", KIT_HEADER.as_bytes());
+    key.field("kit-version", &KIT_VERSION.to_le_bytes());
     key.command(&options.compiler, &unit.args());
     let cached = options
         .cache
         .folder()
-        .join(format!("lab3-adapter-{}.entry", key.finish().short()));
+        .join(format!("adapter-kit-{}.entry", key.finish().short()));
     if let Some((Kind::Object, bytes)) = cache::read_entry(&cached) {
         std::fs::write(object, bytes).map_err(io)?;
         return Ok(());
     }
-    std::fs::write(&source, LAB3_ADAPTER).map_err(io)?;
+    std::fs::write(&source, KIT_MAIN).map_err(io)?;
+    std::fs::write(workdir.join(KIT_HEADER_FILE), KIT_HEADER).map_err(io)?;
     let step = compile_all(
         &options.compiler,
         std::slice::from_ref(&unit),
@@ -390,9 +420,9 @@ fn adapter_object(
         if let Some(fault) = headroom.fault_since(tmp, &step.output) {
             return Err(BuildError::Grader(fault.to_string()));
         }
-        // Not the student's fault: a compiler or flags that cannot build the adapter.
+        // Not the student's fault: a compiler or flags that cannot build the kit.
         return Err(BuildError::Io(format!(
-            "the adapter does not compile with {} {}:\n{}",
+            "the adapter kit does not compile with {} {}:\n{}",
             options.compiler,
             options.all_flags().join(" "),
             step.output
@@ -412,12 +442,12 @@ fn relative_paths(output: &str, dir: &Path, tmp: &Path) -> String {
 }
 
 /// The compile error as shown once per submission: the first error in one
-/// of the student's files first (not the adapter's file that included it),
+/// of the student's files first (not the hook file that included it),
 /// then the compiler's whole output, capped.
 pub fn compile_message(outputs: &[String]) -> String {
     let all = outputs.join("\n");
     let is_error = |l: &str| l.contains(": error:") || l.contains(": fatal error:");
-    let adapter_file = |l: &str| l.starts_with(GLUE_FILE) || l.starts_with(ADAPTER_FILE);
+    let adapter_file = |l: &str| l.starts_with(HOOKS_FILE) || l.starts_with(KIT_MAIN_FILE);
     let first = all
         .lines()
         .find(|l| is_error(l) && !adapter_file(l))

@@ -1,28 +1,40 @@
-// chessgrade protocol adapter for Lab 3 C++ submissions (protocol v1 and v2, docs/protocol.md).
+// chessgrade adapter kit: the protocol side of an adapter that puts a course's own C++
+// classes behind the engine protocol (v1 and v2, docs/protocol.md). It reaches the
+// student's code only through the hooks of chessgrade_kit.hh, which a course's hook file
+// defines (Lab 3's: adapters/lab3-cpp/hooks.cc; seed 004's: adapters/design004/hooks.cc).
 //
-// Build (the grader does this; this file does not include any student header, so its object
-// is compiled once per machine and cached; adapter_glue.cc is compiled with each submission):
-//   g++ -std=c++17 -g -Wall -c adapter_main.cc
-//   g++ -std=c++17 -g -Wall -c adapter_glue.cc -I<student dir>
-//   g++ -o engine adapter_main.o adapter_glue.o <student .o files except main.cc's>
+// Build (the grader does this; this file includes no student or course header, so its
+// object is compiled once per machine, compiler and flags and cached; the hook file is
+// compiled with each submission):
+//   g++ -std=c++17 -g -Wall -c kit_main.cc                  (chessgrade_kit.hh beside it)
+//   g++ -std=c++17 -g -Wall -c hooks.cc -I<student dir>     (chessgrade_kit.hh beside it)
+//   g++ -o engine kit_main.o hooks.o <student .o files except the one with main()>
 //
-// The adapter speaks the protocol on PRIVATE copies of the original stdin/stdout. Before any
+// The kit speaks the protocol on PRIVATE copies of the original stdin/stdout. Before any
 // student code runs (constructor priority 101, ahead of the student's static initialisers),
 // fd 0 and fd 1 are duplicated to private descriptors, fd 1 is pointed at fd 2 (so every
 // std::cout / printf of the student lands on stderr) and fd 0 at /dev/null.
 //
 // v2 capabilities (declared in the handshake):
-//   scan  `SCAN VALID` / `SCAN THREAT` are expanded here, in-process, calling isValidMove /
-//         isPieceUnderThreat in exactly the order and number the course grader does; only
-//         the true results are sent back.
+//   scan  `SCAN VALID` / `SCAN THREAT` are expanded here, in-process, calling the `valid` /
+//         `threatened` hooks for every pair / square in row-major order (for Lab 3 exactly
+//         the course grader's isValidMove / isPieceUnderThreat calls); only the true
+//         results are sent back.
 //   fork  a fork server: each scenario (`BEGIN` ... `END`) is served by a fresh child, and
 //         the server answers `ENDED exit N` or `ENDED signal NAME` when it has ended. No
 //         state leaks between scenarios (statics, leaks, a corrupted heap all die with the
 //         child) and exec/startup is paid once.
 //
+// What the hooks cannot serve is answered `ERR unsupported: <why>` (a request the kit has
+// no hook for, an optional hook the hook file does not define, a hook that calls
+// chessgrade::unsupported, a setup a placed piece cannot express), and a hook that answers
+// outside its contract `ERR hook <name>: <what>`: the grader reports both as the staff's
+// problem (the scenario cannot be put to this course's classes), never as the student's.
+// A C++ exception thrown by student code is `ERR exception: <what>`, the student's.
+//
 // Every scenario's child starts from the same process state, whatever ran before, in what
 // order, and however the requests were chunked or timed (a student's use-after-free or
-// uninitialised read gets the same answer as in a fresh process; tests/determinism.rs):
+// uninitialised read gets the same answer as in a fresh process; tests/it/determinism.rs):
 //
 //   front   the process the grader started. It reads requests, serves those outside a
 //           session (v1, the handshake) and answers `ENDED`. It never forks a scenario
@@ -52,14 +64,16 @@
 // Memory checking (`grade --memcheck`, compiled with -DCHESSGRADE_MEMCHECK, and with
 // -fsanitize=address,undefined for AddressSanitizer): no `fork` capability (the grader runs one
 // process per scenario: a sanitizer or valgrind reads its own /proc/<pid>, which a forked child
-// could not), the board is deleted at the end (`QUIT` or end of input) so that its destructor
-// runs as in the course's tests, then the leak check (LeakSanitizer; valgrind checks at exit).
-// A sanitizer that stops the process at its first error first writes the pending answers (its
-// death callback); under valgrind, which stops without one, every answer is written as soon as
-// it is made. The crash handlers hand a fault on to the sanitizer's own handler (its report
-// names the student's line) after writing the pending answers.
+// could not), the `end_board` hook runs at the end (`QUIT` or end of input) so that the
+// student's destructors run as in the course's tests, then the leak check (LeakSanitizer;
+// valgrind checks at exit). A sanitizer that stops the process at its first error first
+// writes the pending answers (its death callback); under valgrind, which stops without one,
+// every answer is written as soon as it is made. The crash handlers hand a fault on to the
+// sanitizer's own handler (its report names the student's line) after writing the pending
+// answers.
 
 #include <cerrno>
+#include <cstdarg>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -77,27 +91,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "chessgrade_kit.hh"
+
 #ifdef CHESSGRADE_MEMCHECK
 // The sanitizers' interface (weak: absent under valgrind, which needs none of it).
 extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 extern "C" int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 #endif
 
-namespace chessgrade_lab3_glue
+namespace chessgrade_kit
 {
-void new_board(int rows, int cols);
-void end_board();
-bool has_board();
-void place(bool white, char type, int row, int col);
-bool valid(int r1, int c1, int r2, int c2);
-bool move(int r1, int c1, int r2, int c2);
-bool threat(int r, int c);
-char piece_at(int r, int c);
-} // namespace chessgrade_lab3_glue
-
-namespace chessgrade_lab3_adapter
-{
-namespace glue = chessgrade_lab3_glue;
+namespace hooks = chessgrade::hooks;
+using chessgrade::Square;
 
 int g_in = -1;  // private copy of the grader's request pipe
 int g_out = -1; // private copy of the grader's answer pipe
@@ -118,7 +123,7 @@ void setup_fds()
     g_out = fcntl(1, F_DUPFD_CLOEXEC, 3);
     if (g_in < 0 || g_out < 0)
     {
-        const char msg[] = "lab3 adapter: stdin/stdout not open\n";
+        const char msg[] = "chessgrade kit: stdin/stdout not open\n";
         ssize_t ignored = write(2, msg, sizeof msg - 1);
         (void)ignored;
         _exit(2);
@@ -254,7 +259,7 @@ Buf g_scan = {nullptr, 0, 0}; // a scan's lines, before its count is known
 
 [[noreturn]] void out_of_memory()
 {
-    const char msg[] = "lab3 adapter: out of memory for its buffers\n";
+    const char msg[] = "chessgrade kit: out of memory for its buffers\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
     _exit(1);
@@ -456,8 +461,18 @@ void answer_cstr(const char *s)
 // ---------------------------------------------------------------------------------------
 // requests
 
-int g_rows = 0;
+int g_rows = 0; // the board's size; 0 while there is none
 int g_cols = 0;
+bool g_standard = false; // the rule set is `standard`: a setup's castling rights are checked
+
+// The setup being made: from `NEW` / `FEN` until the first request that is not `PLACE` or
+// `TURN`. A placed piece has not moved, so under `standard` the castling rights the setup
+// declares must be those its kings and rooks on their home squares give (checked when the
+// setup ends); on 8x8 the kit keeps what it placed for that.
+bool g_setup_open = false;
+int g_declared_rights = 0; // kWhiteShort | kWhiteLong | kBlackShort | kBlackLong
+char g_placed[8][8];
+const int kWhiteShort = 1, kWhiteLong = 2, kBlackShort = 4, kBlackLong = 8;
 
 // A request line split on spaces and tabs: the first kMaxTok tokens, and how many there are.
 const size_t kMaxTok = 8;
@@ -527,14 +542,51 @@ bool parse_int(const Tok &t, int &out)
 
 bool on_board(int r, int c) { return r >= 0 && r < g_rows && c >= 0 && c < g_cols; }
 
-// `ERR exception: <text>`, the text on one line and at most 200 bytes
-void answer_exception(const char *text)
+// Writes `text` to the answers on one line, at most 200 bytes of it.
+void put_line_text(const char *text)
 {
-    put_str(g_ans, "ERR exception: ");
     size_t n = 0;
     for (const char *p = text ? text : ""; *p && n < 200; p++, n++)
         put_char(g_ans, (*p == '\n' || *p == '\r') ? ' ' : *p);
     put_char(g_ans, '\n');
+}
+
+// `ERR exception: <text>`: student code threw
+void answer_exception(const char *text)
+{
+    put_str(g_ans, "ERR exception: ");
+    put_line_text(text);
+}
+
+// What the course's classes cannot be asked (chessgrade::unsupported, or the kit's own
+// refusal): the kit's own exception type, which student code has no reason to catch.
+struct Refusal
+{
+    char why[256];
+};
+
+// A hook answered outside its contract: the hook file's error.
+struct HookError
+{
+    const char *hook;
+    char what[256];
+};
+
+[[noreturn]] __attribute__((format(printf, 1, 2))) void refuse(const char *format, ...)
+{
+    Refusal refusal;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(refusal.why, sizeof refusal.why, format, args);
+    va_end(args);
+    throw refusal;
+}
+
+// The optional hook `fn` (named `name`, what it answers: `serves`) must be defined.
+template <typename F> void need(F *fn, const char *name, const char *serves)
+{
+    if (fn == nullptr)
+        refuse("the hook file defines no `%s` hook (%s)", name, serves);
 }
 
 const char *signal_name(int sig)
@@ -577,17 +629,18 @@ void answer_scan(size_t count)
     put(g_ans, g_scan.data, g_scan.len);
 }
 
-// isValidMove for every (from, to), both row-major, from == to included: the course
-// grader's order and number of calls. Only the true ones are sent.
+// The `valid` hook for every (from, to), both row-major, from == to included: for Lab 3 the
+// course grader's order and number of isValidMove calls. Only the true ones are sent.
 void scan_valid()
 {
+    need(hooks::valid, "valid", "isValidMove: VALID, SCAN VALID");
     g_scan.len = 0;
     size_t count = 0;
     for (int r1 = 0; r1 < g_rows; r1++)
         for (int c1 = 0; c1 < g_cols; c1++)
             for (int r2 = 0; r2 < g_rows; r2++)
                 for (int c2 = 0; c2 < g_cols; c2++)
-                    if (glue::valid(r1, c1, r2, c2))
+                    if (hooks::valid(Square{r1, c1}, Square{r2, c2}))
                     {
                         count++;
                         put_int(g_scan, r1);
@@ -602,14 +655,15 @@ void scan_valid()
     answer_scan(count);
 }
 
-// isPieceUnderThreat for every square, row-major.
+// The `threatened` hook for every square, row-major.
 void scan_threat()
 {
+    need(hooks::threatened, "threatened", "isPieceUnderThreat: THREAT, SCAN THREAT");
     g_scan.len = 0;
     size_t count = 0;
     for (int r = 0; r < g_rows; r++)
         for (int c = 0; c < g_cols; c++)
-            if (glue::threat(r, c))
+            if (hooks::threatened(Square{r, c}))
             {
                 count++;
                 put_int(g_scan, r);
@@ -618,6 +672,219 @@ void scan_threat()
                 put_char(g_scan, '\n');
             }
     answer_scan(count);
+}
+
+bool is_piece_letter(char c) { return c != '\0' && strchr("KQRBNPkqrbnp", c) != nullptr; }
+
+// piece_at's answer at (r, c), checked: '.', '?' or a piece letter.
+char piece_at(int r, int c)
+{
+    char ch = hooks::piece_at(Square{r, c});
+    if (ch == '.' || ch == '?' || is_piece_letter(ch))
+        return ch;
+    HookError error;
+    error.hook = "piece_at";
+    snprintf(error.what, sizeof error.what,
+             "answered character %d ('%c') for row %d column %d, which is no piece: the hook "
+             "answers '.', '?' or one of KQRBNPkqrbnp",
+             static_cast<unsigned char>(ch), (ch >= 32 && ch < 127) ? ch : '?', r, c);
+    throw error;
+}
+
+// A new board of rows x cols (checked by the caller): the setup begins.
+void new_board(int rows, int cols)
+{
+    g_rows = g_cols = 0;
+    g_setup_open = false;
+    hooks::new_board(rows, cols);
+    g_rows = rows;
+    g_cols = cols;
+    g_setup_open = true;
+    g_declared_rights = 0;
+    memset(g_placed, '.', sizeof g_placed);
+}
+
+void place(char piece, int r, int c)
+{
+    hooks::place(piece, Square{r, c});
+    if (g_rows == 8 && g_cols == 8)
+        g_placed[r][c] = piece;
+}
+
+// The castling rights `rights` as a FEN field writes them.
+void rights_text(int rights, char out[5])
+{
+    int n = 0;
+    const char letters[] = "KQkq";
+    for (int i = 0; i < 4; i++)
+        if (rights & (1 << i))
+            out[n++] = letters[i];
+    if (n == 0)
+        out[n++] = '-';
+    out[n] = '\0';
+}
+
+// The setup is over (a request that is not `PLACE` or `TURN` came): under `standard`, its
+// castling rights must be those of its unmoved kings and rooks on their home squares.
+void end_setup()
+{
+    g_setup_open = false;
+    if (!g_standard)
+        return;
+    int implied = 0;
+    if (g_rows == 8 && g_cols == 8)
+    {
+        if (g_placed[7][4] == 'K')
+            implied |= (g_placed[7][7] == 'R' ? kWhiteShort : 0) |
+                       (g_placed[7][0] == 'R' ? kWhiteLong : 0);
+        if (g_placed[0][4] == 'k')
+            implied |= (g_placed[0][7] == 'r' ? kBlackShort : 0) |
+                       (g_placed[0][0] == 'r' ? kBlackLong : 0);
+    }
+    if (implied == g_declared_rights)
+        return;
+    char declared[5], unmoved[5];
+    rights_text(g_declared_rights, declared);
+    rights_text(implied, unmoved);
+    refuse("the setup's castling rights are `%s`, but a placed piece has not moved, so its "
+           "kings and rooks on their home squares may castle `%s`: set it up with a FEN whose "
+           "castling field is `%s`",
+           declared, unmoved, unmoved);
+}
+
+// `FEN <placement> [<side> [<castling> [<en passant> ...]]]`: a new board, its pieces
+// placed row by row from the top. The side to move must be White and there may be no
+// en-passant square (a placed piece has not moved); the castling rights are checked when
+// the setup ends.
+void serve_fen(const Line &line)
+{
+    if (line.n < 2 || line.n > 7)
+    {
+        answer_cstr("ERR bad FEN");
+        return;
+    }
+    // the size: rows split by '/', each as wide as the first
+    const Tok &board = line.tok[1];
+    int rows = 1, cols = -1, width = 0, run = 0;
+    for (size_t i = 0; i <= board.n; i++)
+    {
+        char ch = i < board.n ? board.p[i] : '/';
+        if (ch >= '0' && ch <= '9')
+        {
+            run = run * 10 + (ch - '0');
+            if (run > kMaxDim)
+            {
+                answer_cstr("ERR bad FEN");
+                return;
+            }
+            continue;
+        }
+        width += run;
+        run = 0;
+        if (ch == '/')
+        {
+            if (width == 0 || (cols >= 0 && width != cols))
+            {
+                answer_cstr("ERR bad FEN");
+                return;
+            }
+            cols = width;
+            width = 0;
+            if (i < board.n)
+                rows++;
+        }
+        else if (is_piece_letter(ch))
+            width++;
+        else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
+            refuse("a piece `%c` (a Mystery piece, or a rule file's): the kit places the six "
+                   "chess pieces only",
+                   ch);
+        else
+        {
+            answer_cstr("ERR bad FEN");
+            return;
+        }
+    }
+    if (rows > kMaxDim || cols > kMaxDim)
+    {
+        answer_cstr("ERR bad board size");
+        return;
+    }
+    int rights = 0;
+    if (line.n > 2 && !is(line.tok[2], "w"))
+        refuse("Black to move first: the kit sets no side to move (the course's classes "
+               "start with White)");
+    if (line.n > 3 && !is(line.tok[3], "-"))
+        for (size_t i = 0; i < line.tok[3].n; i++)
+        {
+            const char *at = strchr("KQkq", line.tok[3].p[i]);
+            if (at == nullptr || line.tok[3].p[i] == '\0')
+                refuse("castling field `%.*s`: the kit knows the rights K, Q, k and q only",
+                       static_cast<int>(line.tok[3].n), line.tok[3].p);
+            rights |= 1 << (at - "KQkq");
+        }
+    if (line.n > 4 && !is(line.tok[4], "-"))
+        refuse("an en-passant square in the setup (`%.*s`): a placed piece has not moved",
+               static_cast<int>(line.tok[4].n), line.tok[4].p);
+    new_board(rows, cols);
+    g_declared_rights = rights;
+    int r = 0, c = 0;
+    run = 0;
+    for (size_t i = 0; i < board.n; i++)
+    {
+        char ch = board.p[i];
+        if (ch >= '0' && ch <= '9')
+            run = run * 10 + (ch - '0');
+        else
+        {
+            c += run;
+            run = 0;
+            if (ch == '/')
+            {
+                r++;
+                c = 0;
+            }
+            else
+                place(ch, r, c++);
+        }
+    }
+    answer_cstr("OK");
+}
+
+// The requests the kit knows but no hook serves, and why.
+const char *without_hook(const Tok &cmd)
+{
+    struct Known
+    {
+        const char *request;
+        const char *why;
+    };
+    static const Known known[] = {
+        {"PLAY", "`move` steps need a refused move's reason, which no hook gives: use "
+                 "movePiece steps"},
+        {"STATUS", "no hook tells check, mate or stalemate (`status`)"},
+        {"STOP", "no hook stops a game (`stop`)"},
+        {"SCORE", "no hook counts a score (`score`)"},
+        {"MACHINE", "no hook plays a machine move (`machine`)"},
+        {"SAVE", "no hook writes a save file (`save`)"},
+        {"PERFT", "no hook counts moves (`perft`)"},
+        {"DIVIDE", "no hook counts moves (`divide`)"},
+    };
+    for (const Known &k : known)
+        if (is(cmd, k.request))
+            return k.why;
+    return nullptr;
+}
+
+// Whether a request may be served: `ERR bad arguments` unless its arguments are `ok`, then
+// `ERR no board` unless there is one.
+bool ready(bool ok)
+{
+    if (!ok)
+        answer_cstr("ERR bad arguments");
+    else if (g_rows == 0)
+        answer_cstr("ERR no board");
+    return ok && g_rows > 0;
 }
 
 // Serves one request. Student code may throw: the caller turns that into ERR.
@@ -630,23 +897,42 @@ void serve(const Line &line)
     if (is(cmd, "HELLO"))
     {
         if (n == 2 && is(tok[1], "1"))
-            answer_cstr("HELLO 1 lab3-cpp-adapter");
+            answer_cstr("HELLO 1 chessgrade-kit");
         else if (n == 2 && is(tok[1], "2"))
 #ifdef CHESSGRADE_MEMCHECK
-            answer_cstr("HELLO 2 caps=scan name=lab3-cpp-adapter-memcheck");
+            answer_cstr("HELLO 2 caps=scan name=chessgrade-kit-memcheck");
 #else
-            answer_cstr("HELLO 2 caps=scan,fork name=lab3-cpp-adapter");
+            answer_cstr("HELLO 2 caps=scan,fork name=chessgrade-kit");
 #endif
         else
             answer_cstr("ERR unsupported protocol version");
         return;
     }
+    if (g_setup_open && !is(cmd, "PLACE") && !is(cmd, "TURN"))
+        end_setup();
     if (is(cmd, "RULES"))
     {
-        if (n == 2 && is(tok[1], "lab3"))
-            answer_cstr("OK");
-        else
-            answer_cstr("ERR unsupported rules: a Lab 3 submission plays lab3 only");
+        // `RULES <name> [more tokens]`: the name goes to the hook. What may follow changes
+        // the rule set (a rule file's `key=value` tokens, a Mystery piece's shape), and the
+        // course's classes play their own rules: refused.
+        if (n < 2)
+        {
+            answer_cstr("ERR bad arguments");
+            return;
+        }
+        if (n > 2)
+            refuse("the rule set `%.*s` changed (`%.*s` ...): the course's classes play their own "
+                   "rules, which a hook file cannot change",
+                   static_cast<int>(tok[1].n), tok[1].p, static_cast<int>(tok[2].n), tok[2].p);
+        char name[32];
+        if (tok[1].n >= sizeof name)
+            refuse("the rule set `%.32s...`", tok[1].p);
+        memcpy(name, tok[1].p, tok[1].n);
+        name[tok[1].n] = '\0';
+        g_standard = false;
+        hooks::rules(name);
+        g_standard = strcmp(name, "standard") == 0;
+        answer_cstr("OK");
         return;
     }
     if (is(cmd, "NEW"))
@@ -662,11 +948,13 @@ void serve(const Line &line)
             answer_cstr("ERR bad board size");
             return;
         }
-        g_rows = g_cols = 0;
-        glue::new_board(r, c);
-        g_rows = r;
-        g_cols = c;
+        new_board(r, c);
         answer_cstr("OK");
+        return;
+    }
+    if (is(cmd, "FEN"))
+    {
+        serve_fen(line);
         return;
     }
     if (is(cmd, "PLACE"))
@@ -684,17 +972,16 @@ void serve(const Line &line)
             return;
         }
         char type = tok[2].p[0];
-        if (type == 'q' || type == 'n' || type == 'm')
-        {
-            answer_cstr("ERR unsupported piece");
-            return;
-        }
-        if (type != 'k' && type != 'r' && type != 'b' && type != 'p')
+        if (type >= 'a' && type <= 'z' && !is_piece_letter(type))
+            refuse("a piece `%c` (a Mystery piece, or a rule file's): the kit places the six "
+                   "chess pieces only",
+                   type);
+        if (!is_piece_letter(type) || chessgrade::is_white(type))
         {
             answer_cstr("ERR bad piece");
             return;
         }
-        if (!glue::has_board())
+        if (g_rows == 0)
         {
             answer_cstr("ERR no board");
             return;
@@ -704,97 +991,93 @@ void serve(const Line &line)
             answer_cstr("ERR square off the board");
             return;
         }
-        glue::place(is(tok[1], "w"), type, r, c);
+        place(is(tok[1], "w") ? static_cast<char>(type - 'a' + 'A') : type, r, c);
+        answer_cstr("OK");
+        return;
+    }
+    if (is(cmd, "TURN"))
+    {
+        if (!ready(n == 2 && (is(tok[1], "w") || is(tok[1], "b"))))
+            return;
+        if (is(tok[1], "b"))
+            refuse("Black to move first: the kit sets no side to move (the course's classes "
+                   "start with White)");
         answer_cstr("OK");
         return;
     }
     if (is(cmd, "VALID") || is(cmd, "MOVE"))
     {
         int a[4];
-        if (n != 5 || !parse_int(tok[1], a[0]) || !parse_int(tok[2], a[1]) ||
-            !parse_int(tok[3], a[2]) || !parse_int(tok[4], a[3]))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 5 && parse_int(tok[1], a[0]) && parse_int(tok[2], a[1]) &&
+                   parse_int(tok[3], a[2]) && parse_int(tok[4], a[3])))
             return;
-        }
-        if (!glue::has_board())
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
+        bool valid = is(cmd, "VALID");
+        if (valid)
+            need(hooks::valid, "valid", "isValidMove: VALID, SCAN VALID");
         // the course never asks about squares off the board (the reference throws there)
         if (!on_board(a[0], a[1]) || !on_board(a[2], a[3]))
         {
             answer_cstr("0");
             return;
         }
-        bool ok = is(cmd, "VALID") ? glue::valid(a[0], a[1], a[2], a[3])
-                                   : glue::move(a[0], a[1], a[2], a[3]);
+        Square from{a[0], a[1]}, to{a[2], a[3]};
+        bool ok = valid ? hooks::valid(from, to) : hooks::try_move(from, to);
         answer_cstr(ok ? "1" : "0");
         return;
     }
     if (is(cmd, "THREAT"))
     {
         int r, c;
-        if (n != 3 || !parse_int(tok[1], r) || !parse_int(tok[2], c))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 3 && parse_int(tok[1], r) && parse_int(tok[2], c)))
             return;
-        }
-        if (!glue::has_board())
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
+        need(hooks::threatened, "threatened", "isPieceUnderThreat: THREAT, SCAN THREAT");
         if (!on_board(r, c))
         {
             answer_cstr("0");
             return;
         }
-        answer_cstr(glue::threat(r, c) ? "1" : "0");
+        answer_cstr(hooks::threatened(Square{r, c}) ? "1" : "0");
         return;
     }
     if (is(cmd, "SCAN"))
     {
-        if (n != 2 || (!is(tok[1], "VALID") && !is(tok[1], "THREAT")))
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 2 && (is(tok[1], "VALID") || is(tok[1], "THREAT"))))
             return;
-        }
-        if (!glue::has_board())
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         if (is(tok[1], "VALID"))
             scan_valid();
         else
             scan_threat();
         return;
     }
+    if (is(cmd, "UNDO") || is(cmd, "REDO"))
+    {
+        if (!ready(n == 1))
+            return;
+        bool undo = is(cmd, "UNDO");
+        if (undo)
+            need(hooks::undo, "undo", "UNDO");
+        else
+            need(hooks::redo, "redo", "REDO");
+        answer_cstr((undo ? hooks::undo() : hooks::redo()) ? "1" : "0");
+        return;
+    }
     if (is(cmd, "BOARD"))
     {
-        if (n != 1)
-        {
-            answer_cstr("ERR bad arguments");
+        if (!ready(n == 1))
             return;
-        }
-        if (!glue::has_board())
-        {
-            answer_cstr("ERR no board");
-            return;
-        }
         put_str(g_ans, "BOARD ");
         for (int r = 0; r < g_rows; r++)
         {
             if (r > 0)
                 put_char(g_ans, '/');
             for (int c = 0; c < g_cols; c++)
-                put_char(g_ans, glue::piece_at(r, c));
+                put_char(g_ans, piece_at(r, c));
         }
         put_char(g_ans, '\n');
         return;
     }
+    if (const char *why = without_hook(cmd))
+        refuse("%s", why);
     answer_cstr("ERR unknown request");
 }
 
@@ -849,6 +1132,20 @@ Action handle_line(const char *p, size_t len, bool in_session)
     try
     {
         serve(line);
+    }
+    catch (const Refusal &refusal)
+    {
+        g_ans.len = mark;
+        put_str(g_ans, "ERR unsupported: ");
+        put_line_text(refusal.why);
+    }
+    catch (const HookError &error)
+    {
+        g_ans.len = mark;
+        put_str(g_ans, "ERR hook ");
+        put_str(g_ans, error.hook);
+        put_str(g_ans, ": ");
+        put_line_text(error.what);
     }
     catch (const std::exception &e)
     {
@@ -1259,7 +1556,8 @@ void begin_session()
 #ifdef CHESSGRADE_MEMCHECK
     try
     {
-        glue::end_board();
+        if (hooks::end_board)
+            hooks::end_board();
     }
     catch (...)
     {
@@ -1355,6 +1653,9 @@ int run()
     }
 }
 
-} // namespace chessgrade_lab3_adapter
+} // namespace chessgrade_kit
 
-int main() { return chessgrade_lab3_adapter::run(); }
+// A hook refuses what the course's classes cannot do (chessgrade_kit.hh).
+void chessgrade::unsupported(const char *why) { chessgrade_kit::refuse("%s", why ? why : ""); }
+
+int main() { return chessgrade_kit::run(); }
