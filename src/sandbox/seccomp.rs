@@ -28,6 +28,10 @@
 //!   are not known ahead, and a SIGKILL to one ends it): where neither
 //!   Landlock's signal scoping (ABI 6) nor a uid of the sandbox's own
 //!   keeps a process from the grader, the grader still survives it;
+//! - **no System V or POSIX IPC** (`shmget`, `msgget`, `semget`,
+//!   `mq_open`, and the calls on their objects): such an object outlives
+//!   the process and is the whole machine's, a channel to a later scenario
+//!   or a classmate that no file rule sees;
 //! - **no mount and no namespace**: `mount`, `umount2`, the new mount API,
 //!   `pivot_root`, `chroot`, `unshare`, `setns`, and `clone` with any
 //!   `CLONE_NEW*` flag (`clone3` answers `ENOSYS`, as in Docker, so the C
@@ -95,6 +99,22 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_chroot,
     libc::SYS_unshare,
     libc::SYS_setns,
+    // System V and POSIX IPC: objects that outlive the process, shared by
+    // the whole machine (there is no IPC namespace of the sandbox's), so a
+    // channel to a later scenario or a classmate that no file rule sees.
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
 ];
 
 /// x32-only numbers of refused calls (the x32 ABI numbers these apart).
