@@ -350,7 +350,7 @@ fn confinement_cost() {
 /// fixture graded on the 151 configs with today's confinement against the
 /// same run with what issue 37 added left off (`CHESSGRADE_LEAVE_OFF=
 /// seccomp,watch`: no seccomp filter, no disk watch where the grader cannot
-/// mount, as before it), alternately in the same run, best of 3 each: the
+/// mount, as before it), alternately in the same run, best of 5 each: the
 /// build and the scenarios (`--no-build-cache`), then the scenarios alone
 /// (the build from the cache). Here, and inside the jail (Docker's
 /// profile: no mount, so the disk is watched) when it runs: variant A
@@ -401,7 +401,7 @@ fn containers_cost(configs: &str, expected: &str, fixture: &str) {
             // Warm the cache (and the page cache) first.
             run(false, true);
             let (mut today, mut before) = (Duration::MAX, Duration::MAX);
-            for _ in 0..3 {
+            for _ in 0..5 {
                 today = today.min(run(false, built));
                 before = before.min(run(true, built));
             }

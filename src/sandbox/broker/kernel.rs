@@ -228,6 +228,21 @@ pub(super) enum Wait {
 pub(super) struct Listener(pub OwnedFd);
 
 impl Listener {
+    /// Asks the kernel to wake the answered thread on the broker's own CPU
+    /// (Linux 6.6; older kernels refuse, and it runs as before): a brokered
+    /// call is a round trip of two wake-ups, which this shortens.
+    pub fn wake_synchronously(&self) {
+        const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
+        // SAFETY: the ioctl takes its flags by value.
+        unsafe {
+            libc::ioctl(
+                self.0.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+                SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
+            )
+        };
+    }
+
     /// Waits up to `timeout_ms` for a call.
     pub fn wait(&self, timeout_ms: i32) -> Wait {
         let mut pfd = libc::pollfd {

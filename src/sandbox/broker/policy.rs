@@ -95,17 +95,21 @@ impl Policy {
         self.own_proc
     }
 
-    /// Where `real` (a descriptor's real path) lies for `caller`.
-    pub fn place(&self, real: &Path, caller: Caller) -> Place {
+    /// Where `real` (a descriptor's real path) lies for the calling thread
+    /// `caller` names (asked only for a path beneath `/proc`).
+    pub fn place(&self, real: &Path, caller: impl FnOnce() -> Caller) -> Place {
         if real.starts_with(&self.workdir) || self.devices.iter().any(|d| d == real) {
             return Place::Writable;
         }
         if self.read.iter().any(|r| real.starts_with(r)) {
             return Place::Readable;
         }
-        let own = |pid: i32| real.starts_with(Path::new("/proc").join(pid.to_string()));
-        if own(caller.tgid) || own(caller.tid) {
-            return Place::OwnProc;
+        if real.starts_with("/proc") {
+            let caller = caller();
+            let own = |pid: i32| real.starts_with(Path::new("/proc").join(pid.to_string()));
+            if own(caller.tgid) || own(caller.tid) {
+                return Place::OwnProc;
+            }
         }
         if self.passes.contains(real) {
             return Place::Passage;
@@ -136,7 +140,7 @@ mod tests {
             false,
         );
         let me = Caller { tid: 41, tgid: 40 };
-        let place = |p: &Path| policy.place(p, me);
+        let place = |p: &Path| policy.place(p, || me);
         let dir = dir.path().canonicalize().unwrap();
         assert_eq!(place(&dir.join("work/a/b")), Place::Writable);
         assert_eq!(place(&dir.join("work")), Place::Writable);
