@@ -733,12 +733,12 @@ fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
 
 /// A tmpfs of `size` the test mounts on `dir` (as root), detached when
 /// dropped: a small disk of the grader's own to fill.
-struct SmallDisk<'a> {
-    dir: &'a Path,
+struct SmallDisk {
+    dir: PathBuf,
 }
 
-impl<'a> SmallDisk<'a> {
-    fn mount(dir: &'a Path, size: &str) -> SmallDisk<'a> {
+impl SmallDisk {
+    fn mount(dir: &Path, size: &str) -> SmallDisk {
         std::fs::create_dir_all(dir).unwrap();
         let done = Command::new("mount")
             .args([
@@ -752,22 +752,24 @@ impl<'a> SmallDisk<'a> {
             .status()
             .unwrap();
         assert!(done.success(), "mount a tmpfs on {}", dir.display());
-        SmallDisk { dir }
+        SmallDisk {
+            dir: dir.to_path_buf(),
+        }
     }
 
     fn resize(&self, size: &str) {
         let done = Command::new("mount")
             .args(["-o", &format!("remount,size={size}")])
-            .arg(self.dir)
+            .arg(&self.dir)
             .status()
             .unwrap();
         assert!(done.success());
     }
 }
 
-impl Drop for SmallDisk<'_> {
+impl Drop for SmallDisk {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(self.dir).status();
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
     }
 }
 
@@ -780,6 +782,42 @@ fn build_entries(cache: &Path) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A grader whose own disk is full, as in a container: its temporary
+/// folder on a tmpfs of 1.2 MiB, and no `CAP_SYS_ADMIN`, so that its
+/// sandboxes' folders are watched folders of that disk, not tmpfs of their
+/// own (root only: mounting the small disk).
+struct FullGraderDisk {
+    /// Unmounted before the area is removed (fields drop in this order).
+    disk: SmallDisk,
+    area: Area,
+    tmp: PathBuf,
+}
+
+impl FullGraderDisk {
+    fn new() -> FullGraderDisk {
+        let area = Area::new();
+        let small = area.path("small");
+        let disk = SmallDisk::mount(&small, "1200k");
+        let tmp = small.join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        FullGraderDisk { disk, area, tmp }
+    }
+
+    /// `chessgrade grade ARGS` from the project's root, on that disk.
+    fn grade(&self, args: &[&str]) -> std::process::Output {
+        Command::new("setpriv")
+            .arg("--bounding-set=-sys_admin")
+            .arg(bin())
+            .arg("grade")
+            .args(args)
+            .env("TMPDIR", &self.tmp)
+            .env("XDG_CACHE_HOME", self.area.path("cache"))
+            .current_dir(root())
+            .output()
+            .unwrap()
+    }
 }
 
 /// Issue 37: the grader's own disk fills up during a build (its temporary
@@ -796,11 +834,8 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
         eprintln!("skipping: mounting the small disk needs root");
         return;
     }
-    let area = Area::new();
-    let small = area.path("small");
-    let disk = SmallDisk::mount(&small, "1200k");
-    let tmp = small.join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    let full_disk = FullGraderDisk::new();
+    let (area, tmp) = (&full_disk.area, &full_disk.tmp);
     let class = area.path("class");
     for name in ["ada", "bob"] {
         copy_dir(
@@ -812,28 +847,19 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
     }
     let json = area.path("out/class.json");
     let grade = || {
-        let mut command = Command::new("setpriv");
-        command
-            .arg("--bounding-set=-sys_admin")
-            .arg(bin())
-            .args([
-                "grade",
-                "--class",
-                class.to_str().unwrap(),
-                "scenarios/lab3/pawns/double_step_from_start_rows.txt",
-                "--jobs",
-                "1",
-                "--color",
-                "never",
-                "--format",
-                "json",
-                "--output",
-                json.to_str().unwrap(),
-            ])
-            .env("TMPDIR", &tmp)
-            .env("XDG_CACHE_HOME", area.path("cache"))
-            .current_dir(root());
-        command.output().unwrap()
+        full_disk.grade(&[
+            "--class",
+            class.to_str().unwrap(),
+            "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+            "--jobs",
+            "1",
+            "--color",
+            "never",
+            "--format",
+            "json",
+            "--output",
+            json.to_str().unwrap(),
+        ])
     };
     let full = grade();
     let stdout = String::from_utf8_lossy(&full.stdout);
@@ -852,10 +878,10 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
         assert_eq!(scenario["class"], "not_graded", "{member}");
     }
     assert_eq!(build_entries(&area.path("cache")), Vec::<String>::new());
-    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+    assert_eq!(left_in(tmp), Vec::<PathBuf>::new(), "left behind");
 
     // Room again: built (nothing was cached), each earns its point.
-    disk.resize("64m");
+    full_disk.disk.resize("64m");
     let again = grade();
     let stdout = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{stdout}{again:?}");
@@ -867,7 +893,7 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
         assert_eq!(row.split_whitespace().nth(1), Some("1/1"), "{stdout}");
     }
     assert_eq!(build_entries(&area.path("cache")), ["program", "program"]);
-    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+    assert_eq!(left_in(tmp), Vec::<PathBuf>::new(), "left behind");
 }
 
 /// Issue 37, item 1, for a scenario's run: a grader that cannot mount
@@ -883,41 +909,29 @@ fn a_scenario_that_fails_on_the_graders_full_disk_is_not_graded() {
         eprintln!("skipping: mounting the small disk needs root");
         return;
     }
-    let area = Area::new();
-    let small = area.path("small");
-    let disk = SmallDisk::mount(&small, "1200k");
-    let tmp = small.join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    let full_disk = FullGraderDisk::new();
+    let tmp = &full_disk.tmp;
     let hostile = root().join("tests/fixtures/hostile");
-    let json = area.path("out/report.json");
+    let json = full_disk.area.path("out/report.json");
     let grade = || {
-        let mut command = Command::new("setpriv");
-        command
-            .arg("--bounding-set=-sys_admin")
-            .arg(bin())
-            .args([
-                "grade",
-                "--root",
-                hostile.join("scenarios").to_str().unwrap(),
-                "--snapshots",
-                hostile.join("snapshots").to_str().unwrap(),
-                "--format",
-                "json",
-                "--output",
-                json.to_str().unwrap(),
-                "--color",
-                "never",
-                hostile.join("scenarios").to_str().unwrap(),
-                "--engine",
-                "--",
-                "python3",
-                hostile.join("engine.py").to_str().unwrap(),
-                "save-2mib",
-            ])
-            .env("TMPDIR", &tmp)
-            .env("XDG_CACHE_HOME", area.path("cache"))
-            .current_dir(root());
-        command.output().unwrap()
+        full_disk.grade(&[
+            "--root",
+            hostile.join("scenarios").to_str().unwrap(),
+            "--snapshots",
+            hostile.join("snapshots").to_str().unwrap(),
+            "--format",
+            "json",
+            "--output",
+            json.to_str().unwrap(),
+            "--color",
+            "never",
+            hostile.join("scenarios").to_str().unwrap(),
+            "--engine",
+            "--",
+            "python3",
+            hostile.join("engine.py").to_str().unwrap(),
+            "save-2mib",
+        ])
     };
     let full = grade();
     let said = format!(
@@ -936,16 +950,16 @@ fn a_scenario_that_fails_on_the_graders_full_disk_is_not_graded() {
         why.contains("while the grader ran short, not the program: the grader's disk is full"),
         "{why}"
     );
-    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+    assert_eq!(left_in(tmp), Vec::<PathBuf>::new(), "left behind");
 
-    disk.resize("64m");
+    full_disk.disk.resize("64m");
     let again = grade();
     let stdout = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{stdout}{again:?}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["scenarios"][0]["status"], "pass", "{report}");
-    assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "left behind");
+    assert_eq!(left_in(tmp), Vec::<PathBuf>::new(), "left behind");
 }
 
 /// Issue 37: inside the jail (Docker's seccomp profile and capabilities: no
