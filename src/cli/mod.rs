@@ -388,8 +388,14 @@ pub fn main() -> u8 {
             for note in e.notes() {
                 eprintln!("note: {note}");
             }
-            for line in e.messages() {
-                eprintln!("error: {line}");
+            // A message's later lines (a located error's source excerpt)
+            // stand under its first, as the compiler prints them.
+            for message in e.messages() {
+                let mut lines = message.lines();
+                eprintln!("error: {}", lines.next().unwrap_or(""));
+                for line in lines {
+                    eprintln!("{line}");
+                }
             }
             2
         }

@@ -68,11 +68,14 @@ impl StaffError {
         }
     }
 
-    /// The message, one line per problem (printed as `error: <line>`).
+    /// The message, one per problem (printed as `error: <first line>`, any
+    /// further lines, a located error's source excerpt, under it).
     pub fn messages(&self) -> Vec<String> {
         match self {
             StaffError::Console(e) => e.messages(),
             StaffError::NotGradable(lines) => lines.clone(),
+            // One located error: its source excerpt stands under it.
+            StaffError::Rules(m) => vec![m.clone()],
             other => other.to_string().lines().map(str::to_string).collect(),
         }
     }

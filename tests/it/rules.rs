@@ -150,6 +150,12 @@ fn bad_rule_files_are_located_errors_and_the_batch_goes_on() {
         err.contains("flag.toml:2:15: a pawn cannot promote to `Z`"),
         "{err}"
     );
+    // One error, its source excerpt under it as the compiler shows one.
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(
+        err.ends_with("\n  |\n2 | promotion = \"QZ\"\n  |               ^\n"),
+        "{err}"
+    );
     assert!(!stdout(&out).contains("PASS"), "{}", stdout(&out));
 }
 
