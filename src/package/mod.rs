@@ -48,6 +48,9 @@ const OWN_FLAGS: [&str; 13] = [
     "--adapter",
 ];
 
+/// How long the hook file's check may compile (`grade`'s default).
+const HOOK_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// What goes into a Gradescope autograder.
 #[derive(Clone, Debug)]
 pub struct GradescopeSpec {
@@ -177,18 +180,17 @@ impl GradescopeSpec {
                 overlay.display()
             )));
         }
-        // Read before anything is written: a hook file that cannot be
-        // read is found now, not on Gradescope.
+        // Checked before anything is written, as `grade --adapter` checks
+        // it (compiled against the course's headers, linked with the kit,
+        // with `grade`'s default compiler and flags): a hook file that
+        // does not compile or lacks a hook is found now, not at the first
+        // upload on Gradescope.
         let adapter = match &self.adapter {
             Some(hook_file) => {
-                let unreadable = |e: &dyn std::fmt::Display| {
-                    StaffError::Usage(format!("--adapter {}: {e}", hook_file.display()))
-                };
-                let text = crate::input::read_regular_file(hook_file, 1 << 20)
-                    .map_err(|e| unreadable(&e))?;
-                let headers =
-                    crate::submission::course_headers(hook_file).map_err(|e| unreadable(&e))?;
-                Some((text, headers))
+                let check = crate::submission::CppOptions::new("g++", HOOK_CHECK_TIMEOUT);
+                let hooks = crate::submission::CourseHooks::load(hook_file, &check)
+                    .map_err(|e| StaffError::Hooks(e.to_string()))?;
+                Some((hooks.text.into_bytes(), hooks.headers))
             }
             None => None,
         };

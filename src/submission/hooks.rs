@@ -265,13 +265,6 @@ enum Checked {
     Build(BuildError),
 }
 
-/// The course's headers beside `hook_file` (paths relative to its folder,
-/// and their bytes), read as a build reads them: what a package ships
-/// beside the hook file so that it is compiled against the same headers.
-pub fn course_headers(hook_file: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    read_headers(&course_dir(hook_file))
-}
-
 /// The folder whose headers are the course's: the hook file's.
 fn course_dir(hook_file: &Path) -> PathBuf {
     match hook_file.parent() {
