@@ -486,3 +486,53 @@ mod never_panics {
         }
     }
 }
+
+/// A `move` step takes every move as `divide` writes it: castles on a
+/// 10x8 board (the king moves four files: written king-takes-rook) and
+/// from Chess960 starts included, promotions to the rules' own pieces too.
+#[test]
+fn a_move_is_taken_as_divide_writes_it() {
+    let capablanca = read_text(
+        "extends = \"standard\"\npromotion = \"QRBNAC\"\ncastling_files = [\"c\", \"i\"]\n[pieces.A]\nbetza = \"BN\"\n[pieces.C]\nbetza = \"RN\"\n",
+    )
+    .unwrap();
+    let standard = crate::engine::RuleSetId::Standard.rules();
+    for (rules, fen) in [
+        (
+            capablanca,
+            "r3k4r/pPpppppppp/10/10/10/10/PPPPPPPPPP/R3K4R w KQkq - 0 1",
+        ),
+        (
+            capablanca,
+            "r3k4r/pppppppppp/10/10/10/10/PPPPPPPPPP/R3K4R b KQkq - 0 1",
+        ),
+        (standard, "r5kr/8/8/8/8/8/8/RK5R w AH - 0 1"),
+        (standard, "1rk4r/8/8/8/8/8/8/1RK4R w BHbh - 0 1"),
+    ] {
+        let pos = Position::from_fen(rules, fen).unwrap();
+        let dims = pos.dims();
+        for mv in pos.legal_moves() {
+            let text = mv.uci(dims);
+            // A square is letters then digits; a promotion's letter follows.
+            let square_end = |t: &str| {
+                let letters = t.find(|c: char| c.is_ascii_digit()).unwrap();
+                letters
+                    + t[letters..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .unwrap_or(t.len() - letters)
+            };
+            let (from, rest) = text.split_at(square_end(&text));
+            let (to, promo) = rest.split_at(square_end(rest));
+            let promotion = promo
+                .chars()
+                .next()
+                .and_then(|c| Role::from_letter(c.to_ascii_uppercase()));
+            let got = pos.check_move(
+                crate::engine::parse_square(dims, from),
+                crate::engine::parse_square(dims, to),
+                promotion,
+            );
+            assert_eq!(got, Ok(mv), "{fen}: `move {text}`");
+        }
+    }
+}
