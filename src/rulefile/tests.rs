@@ -307,6 +307,16 @@ fn files_that_are_not_rule_files_are_refused_whole() {
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     let d = load(&fifo).unwrap_err();
     assert!(d.message.contains("FIFO"), "{d}");
+    // Over the cap, which no flag raises: said so, with no advice to.
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, "#".repeat(2 << 20)).unwrap();
+    let d = load(&big).unwrap_err();
+    assert!(
+        d.message
+            .contains("the file is larger than the 1 MiB such a file may be (2 MiB)"),
+        "{d}"
+    );
+    assert!(!d.message.contains("--max-input-mb"), "{d}");
 }
 
 #[test]
