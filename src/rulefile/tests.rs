@@ -45,6 +45,21 @@ fn every_built_in_set_reads_back_from_its_printed_file() {
     }
 }
 
+/// A copy of a built-in set with one line changed but its `name` kept is
+/// named after its file: reports never pass it off as the built-in set.
+/// An unchanged copy keeps the name.
+#[test]
+fn a_changed_copy_of_a_built_in_set_is_named_after_its_file() {
+    let lab3 = show(&crate::engine::RuleSetId::Lab3.rules());
+    let changed = lab3.replace("double_step = true", "double_step = false");
+    assert_ne!(changed, lab3);
+    let dir = folder(&[("no-double-step.toml", &changed), ("copy.toml", &lab3)]);
+    let rules = load(&dir.path().join("no-double-step.toml")).unwrap();
+    assert_eq!(rules.name, "no-double-step");
+    assert!(!rules.pawn_double_step);
+    assert_eq!(load(&dir.path().join("copy.toml")).unwrap().name, "lab3");
+}
+
 #[test]
 fn a_file_changes_what_it_says_and_keeps_the_rest() {
     let r = read_text("extends = \"lab3\"\nname = \"lab3 with en passant\"\nen_passant = true\n")
