@@ -327,9 +327,18 @@ impl GradescopeSpec {
                 crate::rulefile::show(&rules),
             ));
         }
+        // A scenario that does not load (a bad line, a rule file that
+        // cannot be read) would be every upload's input error on
+        // Gradescope: the staff's now.
+        let mut broken = Vec::new();
         for f in found {
-            // A scenario that does not load is the run's to report.
-            let Ok(scenario) = f.load() else { continue };
+            let scenario = match f.load() {
+                Ok(scenario) => scenario,
+                Err(diag) => {
+                    broken.push(diag.to_string());
+                    continue;
+                }
+            };
             let d = &scenario.directives;
             let Some(file) = d.rules_file.as_ref().filter(|file| !flags.contains(file)) else {
                 continue;
@@ -346,6 +355,15 @@ impl GradescopeSpec {
             if !entries.iter().any(|(n, _)| *n == name) {
                 entries.push((name, crate::rulefile::show(&d.rules)));
             }
+        }
+        if let Some(first) = broken.first() {
+            return Err(StaffError::Rules(format!(
+                "cannot package a scenario that does not load{}: {first}",
+                match broken.len() {
+                    1 => String::new(),
+                    n => format!(" ({n} of them; the first)"),
+                }
+            )));
         }
         Ok(entries)
     }
@@ -547,6 +565,16 @@ mod tests {
         write("s/k/d.txt", "@rules ../../elsewhere.toml\n1\n2 2\n~\n");
         let err = spec.write(&out).unwrap_err().to_string();
         assert!(err.contains("lies outside the scenario root"), "{err}");
+        // A scenario whose rule file cannot be read would be every
+        // upload's input error: the staff's now, naming it.
+        std::fs::remove_file(d.join("s/k/d.txt")).unwrap();
+        write("s/k/e.txt", "@rules nowhere.toml\n1\n2 2\n~\n");
+        let err = spec.write(&out).unwrap_err().to_string();
+        assert!(
+            err.contains("cannot package a scenario that does not load")
+                && err.contains("s/k/e.txt:1:8: no rule file `nowhere.toml`"),
+            "{err}"
+        );
     }
 
     #[test]
