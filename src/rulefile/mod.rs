@@ -129,7 +129,17 @@ fn load_chain(path: &Path, chain: &mut Vec<PathBuf>) -> Result<RuleSet, Diagnost
                 "rule files extend each other more than {MAX_EXTENDS} deep"
             )));
         }
-        load_chain(&target, chain).map_err(ExtendsError::File)
+        load_chain(&target, chain).map_err(|d| match d.line {
+            // The file itself cannot be read: said at the `extends` line
+            // that names it (the chain's place), not as a file alone.
+            0 => ExtendsError::Message(format!(
+                "`{}` ({}): {}",
+                shown(named),
+                target.display(),
+                d.message
+            )),
+            _ => ExtendsError::File(d),
+        })
     };
     let rules = read::read(path, text, &mut extends);
     chain.pop();

@@ -156,6 +156,18 @@ fn a_file_may_extend_another_file_but_not_in_a_loop() {
     let d = load(&dir.path().join("a.toml")).unwrap_err();
     assert!(d.message.contains("loop"), "{d}");
     assert_eq!((d.line, d.col), (1, 11));
+    // A file named by `extends` that cannot be read is said at that line.
+    std::fs::write(
+        dir.path().join("c.toml"),
+        "name = \"c\"\nextends = \"gone.toml\"\n",
+    )
+    .unwrap();
+    let d = load(&dir.path().join("c.toml")).unwrap_err();
+    assert_eq!((d.line, d.col), (2, 11), "{d}");
+    assert!(
+        d.message.contains("`gone.toml`") && d.message.contains("cannot read rule file"),
+        "{d}"
+    );
 }
 
 #[test]
