@@ -935,6 +935,28 @@ mod tests {
         assert_ne!(code, Some(0), "/proc is closed without the grant");
     }
 
+    /// `fallocate` fails (`EOPNOTSUPP`: a reservation would outrun a
+    /// watched folder's count), and the C library's `posix_fallocate`
+    /// writes the blocks itself instead: they are there, as asked.
+    #[test]
+    fn fallocate_is_refused_and_posix_fallocate_writes_instead() {
+        if !isolation().seccomp {
+            eprintln!("skipping: no seccomp filter here");
+            return;
+        }
+        let (code, out) = run_sh("fallocate -l 1048576 reserved 2>&1", &Limits::default());
+        assert_eq!(code, Some(1), "{out}");
+        assert!(out.contains("Operation not supported"), "{out}");
+        let (code, out) = run_sh(
+            "exec python3 -c 'import os\n\
+             fd = os.open(\"written\", os.O_CREAT | os.O_WRONLY)\n\
+             os.posix_fallocate(fd, 0, 1 << 20)\n\
+             print(os.fstat(fd).st_size, os.fstat(fd).st_blocks * 512 >= 1 << 20)'",
+            &Limits::default(),
+        );
+        assert_eq!((code, out.as_str()), (Some(0), "1048576 True\n"));
+    }
+
     #[test]
     fn a_tree_over_its_resident_memory_is_ended_by_the_watch() {
         let limits = Limits {
