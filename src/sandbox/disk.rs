@@ -111,8 +111,9 @@ pub enum DiskMount {
     /// No mount (a container's profile denies it): a folder of the
     /// grader's disk whose bytes and files the grader counts while a
     /// sandbox runs in it, with the files the sandbox's processes hold
-    /// open unlinked on that disk ([`unlinked`]), ending the sandbox at
-    /// the bound (every 10 ms, every millisecond while it grows);
+    /// open unlinked on that disk (read from `/proc/<pid>/fd`), ending
+    /// the sandbox at the bound (every 10 ms, every millisecond while it
+    /// grows);
     /// RLIMIT_FSIZE bounds each file, and the seccomp filter refuses
     /// `fallocate`, which would reserve any size between two counts.
     Watched,
