@@ -7,7 +7,7 @@
 //! judged by the piece's move shape, one onto a piece first by its colour
 //! and then by the capture shape — then the path, then the king's safety.
 
-use super::movegen::{Move, on_start_row};
+use super::movegen::{Move, MoveKind, on_start_row};
 use super::position::Position;
 use crate::domain::{Piece, Role, Square};
 use std::fmt;
@@ -88,6 +88,22 @@ impl Position {
             return Err(MoveError::WrongTurn);
         }
         if let Some(mv) = self.find_move(from.coord(), to.coord(), promotion) {
+            return Ok(mv);
+        }
+        // A castle written king-takes-rook, as `divide` writes one whose
+        // king does not move exactly two files (Chess960 starts, 10x8
+        // boards: see `Move::uci`).
+        let onto_own = self.board().get(to).is_some_and(|t| t.color == piece.color);
+        let castle = onto_own
+            .then(|| self.legal_moves())
+            .into_iter()
+            .flatten()
+            .find(|mv| {
+                mv.from() == from
+                    && from.col().abs_diff(mv.to().col()) != 2
+                    && matches!(mv.kind(), MoveKind::Castle { rook_from, .. } if rook_from == to)
+            });
+        if let Some(mv) = castle {
             return Ok(mv);
         }
         Err(self.why_not(from, to, piece, promotion))

@@ -71,6 +71,22 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl ReadError {
+    /// As [`Display`](std::fmt::Display) says it, for a file whose cap no
+    /// flag raises (a rule file, a hook file): without the `--max-input-mb`
+    /// advice.
+    pub fn at_fixed_cap(&self) -> String {
+        match self {
+            ReadError::TooLarge { len, max } => format!(
+                "the file is larger than the {} such a file may be ({})",
+                human_bytes(*max),
+                len.map_or("or more".to_string(), human_bytes)
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::error::Error for ReadError {}
 
 impl From<std::io::Error> for ReadError {

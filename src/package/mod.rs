@@ -48,6 +48,9 @@ const OWN_FLAGS: [&str; 13] = [
     "--adapter",
 ];
 
+/// How long the hook file's check may compile (`grade`'s default).
+const HOOK_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// What goes into a Gradescope autograder.
 #[derive(Clone, Debug)]
 pub struct GradescopeSpec {
@@ -177,18 +180,17 @@ impl GradescopeSpec {
                 overlay.display()
             )));
         }
-        // Read before anything is written: a hook file that cannot be
-        // read is found now, not on Gradescope.
+        // Checked before anything is written, as `grade --adapter` checks
+        // it (compiled against the course's headers, linked with the kit,
+        // with `grade`'s default compiler and flags): a hook file that
+        // does not compile or lacks a hook is found now, not at the first
+        // upload on Gradescope.
         let adapter = match &self.adapter {
             Some(hook_file) => {
-                let unreadable = |e: &dyn std::fmt::Display| {
-                    StaffError::Usage(format!("--adapter {}: {e}", hook_file.display()))
-                };
-                let text = crate::input::read_regular_file(hook_file, 1 << 20)
-                    .map_err(|e| unreadable(&e))?;
-                let headers =
-                    crate::submission::course_headers(hook_file).map_err(|e| unreadable(&e))?;
-                Some((text, headers))
+                let check = crate::submission::CppOptions::new("g++", HOOK_CHECK_TIMEOUT);
+                let hooks = crate::submission::CourseHooks::load(hook_file, &check)
+                    .map_err(|e| StaffError::Hooks(e.to_string()))?;
+                Some((hooks.text.into_bytes(), hooks.headers))
             }
             None => None,
         };
@@ -325,9 +327,18 @@ impl GradescopeSpec {
                 crate::rulefile::show(&rules),
             ));
         }
+        // A scenario that does not load (a bad line, a rule file that
+        // cannot be read) would be every upload's input error on
+        // Gradescope: the staff's now.
+        let mut broken = Vec::new();
         for f in found {
-            // A scenario that does not load is the run's to report.
-            let Ok(scenario) = f.load() else { continue };
+            let scenario = match f.load() {
+                Ok(scenario) => scenario,
+                Err(diag) => {
+                    broken.push(diag.to_string());
+                    continue;
+                }
+            };
             let d = &scenario.directives;
             let Some(file) = d.rules_file.as_ref().filter(|file| !flags.contains(file)) else {
                 continue;
@@ -344,6 +355,15 @@ impl GradescopeSpec {
             if !entries.iter().any(|(n, _)| *n == name) {
                 entries.push((name, crate::rulefile::show(&d.rules)));
             }
+        }
+        if let Some(first) = broken.first() {
+            return Err(StaffError::Rules(format!(
+                "cannot package a scenario that does not load{}: {first}",
+                match broken.len() {
+                    1 => String::new(),
+                    n => format!(" ({n} of them; the first)"),
+                }
+            )));
         }
         Ok(entries)
     }
@@ -545,6 +565,16 @@ mod tests {
         write("s/k/d.txt", "@rules ../../elsewhere.toml\n1\n2 2\n~\n");
         let err = spec.write(&out).unwrap_err().to_string();
         assert!(err.contains("lies outside the scenario root"), "{err}");
+        // A scenario whose rule file cannot be read would be every
+        // upload's input error: the staff's now, naming it.
+        std::fs::remove_file(d.join("s/k/d.txt")).unwrap();
+        write("s/k/e.txt", "@rules nowhere.toml\n1\n2 2\n~\n");
+        let err = spec.write(&out).unwrap_err().to_string();
+        assert!(
+            err.contains("cannot package a scenario that does not load")
+                && err.contains("s/k/e.txt:1:8: no rule file `nowhere.toml`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -95,8 +95,12 @@ pub fn load(path: &Path) -> Result<RuleSet, Diagnostic> {
 }
 
 fn load_chain(path: &Path, chain: &mut Vec<PathBuf>) -> Result<RuleSet, Diagnostic> {
-    let bytes = read_regular_file(path, MAX_RULE_FILE_BYTES)
-        .map_err(|why| Diagnostic::file(path, format!("cannot read rule file: {why}")))?;
+    let bytes = read_regular_file(path, MAX_RULE_FILE_BYTES).map_err(|why| {
+        Diagnostic::file(
+            path,
+            format!("cannot read rule file: {}", why.at_fixed_cap()),
+        )
+    })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Diagnostic::file(path, "a rule file is UTF-8 text: this one is not"))?;
     chain.push(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()));

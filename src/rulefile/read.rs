@@ -206,13 +206,16 @@ impl Reader<'_> {
             super::ExtendsError::Message(m) => self.error(At(base.span()), m),
             super::ExtendsError::File(d) => d,
         })?;
-        rules.name = match get("name") {
-            Some(v) => super::intern(self.name("name", v)?),
-            None => super::intern(
+        let stem = || {
+            super::intern(
                 self.path
                     .file_stem()
                     .map_or("rules".into(), |s| s.to_string_lossy().into_owned()),
-            ),
+            )
+        };
+        rules.name = match get("name") {
+            Some(v) => super::intern(self.name("name", v)?),
+            None => stem(),
         };
         if let Some(v) = get("castling") {
             rules.castling = self.choice("castling", v, &Castling::ALL, Castling::name)?;
@@ -249,6 +252,14 @@ impl Reader<'_> {
             let fen = self.string("start", v)?;
             self.start(v, &fen, &rules)?;
             rules.start = Some(super::intern(fen));
+        }
+        // A copy of a built-in set that changes it but keeps its name
+        // (`rules show lab3`, one line edited) would pass itself off as
+        // that set in every report: it is named after its file instead.
+        if let Ok(id) = rules.name.parse::<RuleSetId>()
+            && !rules.same_rules(&id.rules())
+        {
+            rules.name = stem();
         }
         Ok(rules)
     }

@@ -45,6 +45,21 @@ fn every_built_in_set_reads_back_from_its_printed_file() {
     }
 }
 
+/// A copy of a built-in set with one line changed but its `name` kept is
+/// named after its file: reports never pass it off as the built-in set.
+/// An unchanged copy keeps the name.
+#[test]
+fn a_changed_copy_of_a_built_in_set_is_named_after_its_file() {
+    let lab3 = show(&crate::engine::RuleSetId::Lab3.rules());
+    let changed = lab3.replace("double_step = true", "double_step = false");
+    assert_ne!(changed, lab3);
+    let dir = folder(&[("no-double-step.toml", &changed), ("copy.toml", &lab3)]);
+    let rules = load(&dir.path().join("no-double-step.toml")).unwrap();
+    assert_eq!(rules.name, "no-double-step");
+    assert!(!rules.pawn_double_step);
+    assert_eq!(load(&dir.path().join("copy.toml")).unwrap().name, "lab3");
+}
+
 #[test]
 fn a_file_changes_what_it_says_and_keeps_the_rest() {
     let r = read_text("extends = \"lab3\"\nname = \"lab3 with en passant\"\nen_passant = true\n")
@@ -307,6 +322,16 @@ fn files_that_are_not_rule_files_are_refused_whole() {
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     let d = load(&fifo).unwrap_err();
     assert!(d.message.contains("FIFO"), "{d}");
+    // Over the cap, which no flag raises: said so, with no advice to.
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, "#".repeat(2 << 20)).unwrap();
+    let d = load(&big).unwrap_err();
+    assert!(
+        d.message
+            .contains("the file is larger than the 1 MiB such a file may be (2 MiB)"),
+        "{d}"
+    );
+    assert!(!d.message.contains("--max-input-mb"), "{d}");
 }
 
 #[test]
@@ -483,6 +508,56 @@ mod never_panics {
         #[test]
         fn random_text_never_panics(text in "\\PC{0,200}") {
             let _ = read_text(&text);
+        }
+    }
+}
+
+/// A `move` step takes every move as `divide` writes it: castles on a
+/// 10x8 board (the king moves four files: written king-takes-rook) and
+/// from Chess960 starts included, promotions to the rules' own pieces too.
+#[test]
+fn a_move_is_taken_as_divide_writes_it() {
+    let capablanca = read_text(
+        "extends = \"standard\"\npromotion = \"QRBNAC\"\ncastling_files = [\"c\", \"i\"]\n[pieces.A]\nbetza = \"BN\"\n[pieces.C]\nbetza = \"RN\"\n",
+    )
+    .unwrap();
+    let standard = crate::engine::RuleSetId::Standard.rules();
+    for (rules, fen) in [
+        (
+            capablanca,
+            "r3k4r/pPpppppppp/10/10/10/10/PPPPPPPPPP/R3K4R w KQkq - 0 1",
+        ),
+        (
+            capablanca,
+            "r3k4r/pppppppppp/10/10/10/10/PPPPPPPPPP/R3K4R b KQkq - 0 1",
+        ),
+        (standard, "r5kr/8/8/8/8/8/8/RK5R w AH - 0 1"),
+        (standard, "1rk4r/8/8/8/8/8/8/1RK4R w BHbh - 0 1"),
+    ] {
+        let pos = Position::from_fen(rules, fen).unwrap();
+        let dims = pos.dims();
+        for mv in pos.legal_moves() {
+            let text = mv.uci(dims);
+            // A square is letters then digits; a promotion's letter follows.
+            let square_end = |t: &str| {
+                let letters = t.find(|c: char| c.is_ascii_digit()).unwrap();
+                letters
+                    + t[letters..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .unwrap_or(t.len() - letters)
+            };
+            let (from, rest) = text.split_at(square_end(&text));
+            let (to, promo) = rest.split_at(square_end(rest));
+            let promotion = promo
+                .chars()
+                .next()
+                .and_then(|c| Role::from_letter(c.to_ascii_uppercase()));
+            let got = pos.check_move(
+                crate::engine::parse_square(dims, from),
+                crate::engine::parse_square(dims, to),
+                promotion,
+            );
+            assert_eq!(got, Ok(mv), "{fen}: `move {text}`");
         }
     }
 }

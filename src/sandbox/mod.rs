@@ -292,6 +292,7 @@ pub fn spawn(
     let broker = broker.map(|b| b.start(&token)).transpose()?;
     let own_uid = confinement.uid();
     confine(&mut command, limits, confinement);
+    close_on_exec_beyond_stdio();
     let mut child = spawn_retrying(&mut command)?;
     // The parent's copies of the write ends close with `command`, so the
     // reader sees end of file once the process tree lets go of them (and
@@ -498,6 +499,38 @@ fn spawn_retrying(command: &mut Command) -> io::Result<std::process::Child> {
                 wait *= 2;
             }
             r => return r,
+        }
+    }
+}
+
+/// Marks every descriptor of the grader above stderr close-on-exec, so
+/// that a sandboxed program starts with its three standard streams and
+/// nothing else. Rust opens its own descriptors so; those the grader
+/// inherited were not (a shell's `exec 7< snapshot`, a harness's pipe),
+/// and Landlock does not look at a descriptor that is already open: an
+/// inherited one would hand the program whatever it reaches. The
+/// sandbox's own setup (the Landlock ruleset, the broker's socket) still
+/// runs before `exec`, where the descriptors are open yet.
+fn close_on_exec_beyond_stdio() {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    use std::os::fd::BorrowedFd;
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: only the descriptor's flags are read and set, for this
+        // call; one closed meanwhile (the listing's own) answers EBADF,
+        // which is ignored.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        if let Ok(flags) = fcntl(fd, FcntlArg::F_GETFD) {
+            let flags = FdFlag::from_bits_truncate(flags);
+            if !flags.contains(FdFlag::FD_CLOEXEC) {
+                let _ = fcntl(fd, FcntlArg::F_SETFD(flags | FdFlag::FD_CLOEXEC));
+            }
         }
     }
 }

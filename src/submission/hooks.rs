@@ -106,7 +106,7 @@ impl CourseHooks {
     pub fn load(path: &Path, options: &CppOptions) -> Result<CourseHooks, HookFileError> {
         let named = |what: String| HookFileError(format!("--adapter {}: {what}", path.display()));
         let bytes = crate::scenario::read_regular_file(path, MAX_HOOK_FILE_BYTES)
-            .map_err(|e| named(e.to_string()))?;
+            .map_err(|e| named(e.at_fixed_cap()))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| named("the hook file is not UTF-8 text".to_string()))?;
         let dir = course_dir(path);
@@ -265,13 +265,6 @@ enum Checked {
     Build(BuildError),
 }
 
-/// The course's headers beside `hook_file` (paths relative to its folder,
-/// and their bytes), read as a build reads them: what a package ships
-/// beside the hook file so that it is compiled against the same headers.
-pub fn course_headers(hook_file: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    read_headers(&course_dir(hook_file))
-}
-
 /// The folder whose headers are the course's: the hook file's.
 fn course_dir(hook_file: &Path) -> PathBuf {
     match hook_file.parent() {
@@ -305,8 +298,10 @@ fn read_headers(from: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
                 "more than {MAX_COURSE_HEADERS} headers"
             )));
         }
-        let content = crate::scenario::read_regular_file(entry.path(), MAX_COURSE_BYTES)
-            .map_err(|e| std::io::Error::other(format!("{}: {e}", rel.display())))?;
+        let content =
+            crate::scenario::read_regular_file(entry.path(), MAX_COURSE_BYTES).map_err(|e| {
+                std::io::Error::other(format!("{}: {}", rel.display(), e.at_fixed_cap()))
+            })?;
         bytes += content.len() as u64;
         if bytes > MAX_COURSE_BYTES {
             return Err(std::io::Error::other(format!(

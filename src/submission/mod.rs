@@ -27,7 +27,7 @@ pub use classes::{
     compile_message,
 };
 pub use console::{ConsoleBuild, build_console_traced};
-pub use hooks::{CourseHooks, HookFileError, Hooks, LAB3_HOOKS, REQUIRED_HOOKS, course_headers};
+pub use hooks::{CourseHooks, HookFileError, Hooks, LAB3_HOOKS, REQUIRED_HOOKS};
 
 /// Where a build's result came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

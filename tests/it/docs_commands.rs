@@ -2155,6 +2155,20 @@ fn course_classes_packaged_for_gradescope() {
             "design004/history-undo-castle-puts-king-and-rook-back/both_castlings_undone.txt"
         ]
     );
+    // A hook file that does not compile is the staff's error now (exit 2,
+    // the compiler's words, no zip), as `grade --adapter` says it, not at
+    // the first upload on Gradescope.
+    let out = c.run(
+        "mkdir broken && cp adapters/design004/*.h broken/ && \
+         sed 's/void rules(const char \\*name)/& oops/' adapters/design004/hooks.cc > broken/hooks.cc && \
+         chessgrade package gradescope scenarios/design004 --adapter broken/hooks.cc -o broken.zip 2>&1",
+        2,
+    );
+    assert!(
+        out.contains("the hook file does not compile") && out.contains("oops"),
+        "{out}"
+    );
+    assert!(!c.path("broken.zip").exists());
     // Not both: a hook file grades classes, an overlay a console program.
     let out = c.run(
         "chessgrade package gradescope scenarios/design004 --adapter adapters/design004/hooks.cc --overlay tests -o bad.zip 2>&1",

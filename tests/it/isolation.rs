@@ -941,3 +941,53 @@ fn without_landlock_or_the_broker_a_class_is_graded_from_copies_taken_before_any
         .count();
     assert!(changed > 0, "the attack landed on the class folder itself");
 }
+
+/// A descriptor the grader inherited open (a shell's `exec 7< snapshot`, a
+/// harness's pipe) never reaches a sandboxed program: Landlock does not
+/// look at a descriptor already open, so the grader marks every one above
+/// stderr close-on-exec. An engine that reads every descriptor it might
+/// have finds none of them, and the snapshot's text is nowhere in the
+/// report.
+#[test]
+fn descriptors_the_grader_inherited_do_not_reach_the_program() {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("fds.py");
+    std::fs::write(
+        &engine,
+        "import os, sys\n\
+         found = []\n\
+         for fd in range(3, 1024):\n\
+         \x20   try:\n\
+         \x20       found.append('%d: %r' % (fd, os.pread(fd, 200, 0)))\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
+         sys.stderr.write('open descriptors: %s\\n' % found)\n",
+    )
+    .unwrap();
+    for p in [dir.path(), engine.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let name = "scenario@lab3__pawns__double_step_from_start_rows.txt.snap";
+    let snapshot = std::fs::File::open(root().join("snapshots").join(name)).unwrap();
+    // Inheritable, as a shell's redirection leaves it.
+    fcntl(&snapshot, FcntlArg::F_SETFD(FdFlag::empty())).unwrap();
+    let out = Command::new(bin())
+        .current_dir(root())
+        .args([
+            "grade",
+            "--color",
+            "never",
+            "scenarios/lab3/pawns/double_step_from_start_rows.txt",
+            "--engine",
+            "--",
+            "python3",
+            engine.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    drop(snapshot);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("open descriptors: []"), "{text}");
+    assert!(!text.contains("source: tests/scenarios.rs"), "{text}");
+}
