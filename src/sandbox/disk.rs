@@ -55,7 +55,7 @@
 
 use std::io;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The most a folder a submission writes in may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,9 +110,12 @@ pub enum DiskMount {
     InUserNamespace,
     /// No mount (a container's profile denies it): a folder of the
     /// grader's disk whose bytes and files the grader counts while a
-    /// sandbox runs in it, ending the sandbox at the bound
-    /// (every 10 ms, every millisecond while it grows); RLIMIT_FSIZE
-    /// bounds each file.
+    /// sandbox runs in it, with the files the sandbox's processes hold
+    /// open unlinked on that disk (read from `/proc/<pid>/fd`), ending
+    /// the sandbox at the bound (every 10 ms, every millisecond while it
+    /// grows);
+    /// RLIMIT_FSIZE bounds each file, and the seccomp filter refuses
+    /// `fallocate`, which would reserve any size between two counts.
     Watched,
 }
 
@@ -126,17 +129,27 @@ pub const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis
 /// the last count).
 pub const WATCH_INTERVAL_GROWING: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// The watched folders alive, each with its bound: a sandbox started in
-/// one of them (or below) is watched against it.
-static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, DiskBound)>> =
-    std::sync::Mutex::new(Vec::new());
+/// A watched folder alive: a sandbox started in it (or below) is watched
+/// against its bound.
+#[derive(Clone)]
+pub(super) struct Watch {
+    pub folder: std::path::PathBuf,
+    pub bound: DiskBound,
+    /// What the watch counted when it ended a sandbox at the bound (the
+    /// folder's [`Scratch`] reads it: what an ended sandbox held open
+    /// unlinked is gone from the folder by then).
+    pub reached: Arc<OnceLock<DiskUse>>,
+}
 
-/// The watched folder `dir` is in (or is), with its bound.
-pub(super) fn watched_folder(dir: &Path) -> Option<(std::path::PathBuf, DiskBound)> {
+/// The watched folders alive.
+static WATCHED: std::sync::Mutex<Vec<Watch>> = std::sync::Mutex::new(Vec::new());
+
+/// The watched folder `dir` is in (or is).
+pub(super) fn watched_folder(dir: &Path) -> Option<Watch> {
     let watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     watched
         .iter()
-        .find(|(folder, _)| dir.starts_with(folder))
+        .find(|watch| dir.starts_with(&watch.folder))
         .cloned()
 }
 
@@ -155,6 +168,58 @@ pub(super) fn count(dir: &Path) -> DiskUse {
         used.files += 1;
         if let Ok(meta) = entry.metadata() {
             used.bytes = used.bytes.saturating_add(meta.blocks().saturating_mul(512));
+        }
+    }
+    used
+}
+
+/// What the processes `pids` hold open that no folder shows: regular
+/// files unlinked (no name left) on the filesystem `dev`, each file once
+/// however many descriptors and processes hold it, by the blocks it
+/// takes. A program that unlinks the files it writes and keeps them open
+/// fills the disk as surely as one that keeps their names, and the folder
+/// a walk counts stays empty; they are freed when the last process
+/// holding them ends. Processes that end meanwhile, or whose descriptors
+/// this grader may not read, are skipped.
+///
+/// `as_uid`: the sandbox's own uid (and gid), taken as this thread's
+/// filesystem ids while it reads: a root grader without `CAP_SYS_PTRACE`
+/// (a container's capabilities) may read the descriptors of its own uid's
+/// processes only, and the sandbox's are then its own. Filesystem ids
+/// are a thread's own (the C library does not pass them on to the other
+/// threads): only the calling thread's change, and they are back when
+/// this returns.
+pub(super) fn unlinked(pids: &[i32], dev: u64, as_uid: Option<u32>) -> DiskUse {
+    use nix::unistd::{Gid, Uid, setfsgid, setfsuid};
+    let Some(uid) = as_uid else {
+        return unlinked_as_is(pids, dev);
+    };
+    let gid = setfsgid(Gid::from_raw(uid));
+    let was = setfsuid(Uid::from_raw(uid));
+    let used = unlinked_as_is(pids, dev);
+    setfsuid(was);
+    setfsgid(gid);
+    used
+}
+
+/// [`unlinked`] with this thread's own ids.
+fn unlinked_as_is(pids: &[i32], dev: u64) -> DiskUse {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen = std::collections::HashSet::new();
+    let mut used = DiskUse { bytes: 0, files: 0 };
+    for pid in pids {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.filter_map(Result::ok) {
+            // The descriptor's link, followed: the open file itself.
+            let Ok(meta) = std::fs::metadata(fd.path()) else {
+                continue;
+            };
+            if meta.is_file() && meta.nlink() == 0 && meta.dev() == dev && seen.insert(meta.ino()) {
+                used.files += 1;
+                used.bytes = used.bytes.saturating_add(meta.blocks().saturating_mul(512));
+            }
         }
     }
     used
@@ -297,6 +362,9 @@ pub struct Scratch {
     /// It is a tmpfs of its own (`false`: a folder of the grader's disk,
     /// watched or unbounded).
     mounted: bool,
+    /// Watched: what the watch counted when it ended a sandbox at the
+    /// bound.
+    watched: Option<Arc<OnceLock<DiskUse>>>,
 }
 
 impl Scratch {
@@ -304,22 +372,28 @@ impl Scratch {
     /// bounded by `bound` when the grader can.
     pub fn new(prefix: &str, bound: &DiskBound) -> io::Result<Scratch> {
         let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
-        let (bound, mounted) = match super::isolation().disk {
+        let (bound, mounted, watched) = match super::isolation().disk {
             Some(DiskMount::Watched) => {
+                let reached = Arc::new(OnceLock::new());
                 let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-                watched.push((dir.path().to_path_buf(), *bound));
-                (Some(*bound), false)
+                watched.push(Watch {
+                    folder: dir.path().to_path_buf(),
+                    bound: *bound,
+                    reached: Arc::clone(&reached),
+                });
+                (Some(*bound), false, Some(reached))
             }
             Some(_) => {
                 mount_tmpfs(dir.path(), bound)?;
-                (Some(*bound), true)
+                (Some(*bound), true, None)
             }
-            None => (None, false),
+            None => (None, false, None),
         };
         Ok(Scratch {
             dir,
             bound,
             mounted,
+            watched,
         })
     }
 
@@ -355,9 +429,14 @@ impl Scratch {
 
     /// The folder is at its bound (bytes or files): a write the program
     /// made may have failed for it. Looked at after the run, to say why it
-    /// failed; the bound itself was kept by the kernel all along.
+    /// failed; the bound itself was kept by the kernel all along (a
+    /// watched folder: by the watch, and then it is what the watch counted
+    /// when it ended a sandbox, unlinked files held open included).
     pub fn reached(&self) -> Option<DiskReached> {
         let bound = self.bound?;
+        if let Some(&used) = self.watched.as_ref().and_then(|w| w.get()) {
+            return Some(DiskReached { bound, used });
+        }
         let used = self.usage()?;
         let full =
             used.bytes.saturating_add(FULL_SLACK) >= bound.bytes || used.files >= bound.files;
@@ -376,7 +455,7 @@ impl Drop for Scratch {
         } else {
             if self.bound.is_some() {
                 let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-                watched.retain(|(folder, _)| folder != self.dir.path());
+                watched.retain(|watch| watch.folder != self.dir.path());
             }
             // On the grader's own disk, what the run wrote is still there:
             // the last moment the grader can see that disk full under it

@@ -290,6 +290,7 @@ pub fn spawn(
     let (confinement, broker) = jail::Confinement::prepare(&grants, workdir, &marker)?;
     // Answering before the spawn: the child's `exec` is brokered already.
     let broker = broker.map(|b| b.start(&token)).transpose()?;
+    let own_uid = confinement.uid();
     confine(&mut command, limits, confinement);
     close_on_exec_beyond_stdio();
     let mut child = spawn_retrying(&mut command)?;
@@ -344,11 +345,11 @@ pub fn spawn(
         // Unwatched, it must not run: dropping it ends the tree.
         watched?;
     }
-    if let Some((folder, bound)) = disk::watched_folder(workdir) {
+    if let Some(watch) = disk::watched_folder(workdir) {
         let watched = watch_disk(
             pid,
-            folder,
-            bound,
+            watch,
+            own_uid,
             Arc::clone(&sandboxed.tree),
             Arc::clone(&sandboxed.exit),
             Arc::clone(&sandboxed.over_disk),
@@ -360,21 +361,37 @@ pub fn spawn(
 
 /// Starts the watch of a sandbox working in a watched folder (no tmpfs of
 /// its own: [`DiskMount::Watched`]): until the leader's exit is published,
-/// every [`disk::WATCH_INTERVAL`] the folder's bytes and files are counted;
-/// past `bound` the whole tree is killed and `over` set. The folder keeps
-/// what was written, so `Scratch::reached` says the bound was reached.
+/// every [`disk::WATCH_INTERVAL`] the folder's bytes and files are counted,
+/// with the files the sandbox's processes hold open unlinked on the
+/// folder's filesystem ([`disk::unlinked`]; its processes found again at
+/// most every [`disk::WATCH_INTERVAL`], their descriptors read at every
+/// count, as `own_uid`, the sandbox's uid where it has one of its own);
+/// past the bound the count is recorded for the folder's
+/// `Scratch::reached`, the whole tree is killed and `over` set.
 fn watch_disk(
     pid: u32,
-    folder: PathBuf,
-    bound: DiskBound,
+    watch: disk::Watch,
+    own_uid: Option<u32>,
     tree: Arc<Tree>,
     exit: Arc<ExitCell>,
     over: Arc<AtomicBool>,
 ) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(&watch.folder)?.dev();
     std::thread::Builder::new()
         .name(format!("sandbox-disk-{pid}"))
         .spawn(move || {
-            let mut last = disk::count(&folder);
+            let mut pids = tree.live_pids();
+            let mut found = Instant::now();
+            let count = |pids: &[i32]| {
+                let folder = disk::count(&watch.folder);
+                let unlinked = disk::unlinked(pids, dev, own_uid);
+                DiskUse {
+                    bytes: folder.bytes.saturating_add(unlinked.bytes),
+                    files: folder.files + unlinked.files,
+                }
+            };
+            let mut last = count(&pids);
             let mut growing = false;
             loop {
                 // Counted again almost at once while it grows: what a flood
@@ -386,10 +403,16 @@ fn watch_disk(
                 if exit.wait_until(Some(Instant::now() + interval)).is_some() {
                     return;
                 }
-                let used = disk::count(&folder);
+                if found.elapsed() >= disk::WATCH_INTERVAL {
+                    pids = tree.live_pids();
+                    found = Instant::now();
+                }
+                let used = count(&pids);
                 growing = used != last;
                 last = used;
+                let bound = watch.bound;
                 if used.bytes >= bound.bytes || used.files > bound.files {
+                    let _ = watch.reached.set(used);
                     over.store(true, Ordering::Release);
                     kill_unreaped(pid, &exit);
                     tree.sweep();
@@ -966,6 +989,28 @@ mod tests {
         }
         let (code, _) = run_sh("exec grep -c ^Pid: /proc/self/status", &Limits::default());
         assert_ne!(code, Some(0), "/proc is closed without the grant");
+    }
+
+    /// `fallocate` fails (`EOPNOTSUPP`: a reservation would outrun a
+    /// watched folder's count), and the C library's `posix_fallocate`
+    /// writes the blocks itself instead: they are there, as asked.
+    #[test]
+    fn fallocate_is_refused_and_posix_fallocate_writes_instead() {
+        if !isolation().seccomp {
+            eprintln!("skipping: no seccomp filter here");
+            return;
+        }
+        let (code, out) = run_sh("fallocate -l 1048576 reserved 2>&1", &Limits::default());
+        assert_eq!(code, Some(1), "{out}");
+        assert!(out.contains("Operation not supported"), "{out}");
+        let (code, out) = run_sh(
+            "exec python3 -c 'import os\n\
+             fd = os.open(\"written\", os.O_CREAT | os.O_WRONLY)\n\
+             os.posix_fallocate(fd, 0, 1 << 20)\n\
+             print(os.fstat(fd).st_size, os.fstat(fd).st_blocks * 512 >= 1 << 20)'",
+            &Limits::default(),
+        );
+        assert_eq!((code, out.as_str()), (Some(0), "1048576 True\n"));
     }
 
     #[test]

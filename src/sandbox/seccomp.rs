@@ -32,6 +32,15 @@
 //!   `mq_open`, and the calls on their objects): such an object outlives
 //!   the process and is the whole machine's, a channel to a later scenario
 //!   or a classmate that no file rule sees;
+//! - **no `fallocate`** (it fails with `EOPNOTSUPP`, as on a filesystem
+//!   without it): one call reserves any size at once, faster than a
+//!   watched folder ([`super::DiskMount::Watched`]) is counted, where a
+//!   program's writes are bounded by that count and RLIMIT_FSIZE. The C
+//!   library's `posix_fallocate` then writes the file's blocks itself,
+//!   which both bound; compilers, linkers and interpreters that try it
+//!   go on without it. Refused everywhere, tmpfs or not: a reservation is
+//!   no program's business, and the runs are the same in every
+//!   environment;
 //! - **no mount and no namespace**: `mount`, `umount2`, the new mount API,
 //!   `pivot_root`, `chroot`, `unshare`, `setns`, and `clone` with any
 //!   `CLONE_NEW*` flag (`clone3` answers `ENOSYS`, as in Docker, so the C
@@ -219,11 +228,14 @@ fn build(ptrace: bool) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
     let no_socket = socket.iter().map(|&nr| (nr, Vec::new())).collect();
     let clone3 = [libc::SYS_clone3, libc::SYS_clone3 | X32_BIT];
     let no_clone3 = clone3.iter().map(|&nr| (nr, Vec::new())).collect();
+    let fallocate = [libc::SYS_fallocate, libc::SYS_fallocate | X32_BIT];
+    let no_fallocate = fallocate.iter().map(|&nr| (nr, Vec::new())).collect();
     Ok(vec![
         refusing(refused, libc::EPERM)?,
         refusing(signalling_the_grader()?, libc::EPERM)?,
         refusing(no_socket, libc::EACCES)?,
         refusing(no_clone3, libc::ENOSYS)?,
+        refusing(no_fallocate, libc::EOPNOTSUPP)?,
     ])
 }
 
@@ -271,8 +283,8 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_both_kinds_of_run() {
-        assert_eq!(filters(false).len(), 4);
-        assert_eq!(filters(true).len(), 4);
+        assert_eq!(filters(false).len(), 5);
+        assert_eq!(filters(true).len(), 5);
         assert!(filters(false)[0].len() > filters(true)[0].len());
     }
 }

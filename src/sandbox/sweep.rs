@@ -281,6 +281,19 @@ impl Tree {
         (resident_pages(self.leader.as_raw()) + others).saturating_mul(page_size())
     }
 
+    /// The leader and every other live process of the sandbox (one scan
+    /// of `/proc`).
+    pub fn live_pids(&self) -> Vec<i32> {
+        let mut pids = vec![self.leader.as_raw()];
+        pids.extend(
+            self.members(false)
+                .iter()
+                .filter(|p| !p.zombie())
+                .map(|p| p.pid),
+        );
+        pids
+    }
+
     /// The leader's resident memory, in bytes (one file read).
     pub fn leader_resident_bytes(&self) -> u64 {
         resident_pages(self.leader.as_raw()).saturating_mul(page_size())

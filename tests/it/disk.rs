@@ -573,8 +573,11 @@ fn an_upload_larger_than_its_build_folder_does_not_fit() {
 /// A grader that cannot mount (root without `CAP_SYS_ADMIN`, as in a
 /// container that lacks it) bounds its folders by watching them (issue
 /// 37): the isolation line says so, `--require-isolation` grades, and an
-/// engine that floods its folder is stopped at the bound (plus what it
-/// writes between two counts) as `disk_limit`, nothing left behind.
+/// engine that floods its folder ([`WATCHED_FLOODS`]: among them files
+/// unlinked and held open, and files reserved with `posix_fallocate`) is
+/// stopped at the bound (plus what it writes between two counts) as
+/// `disk_limit`, its disk (a small one of the test's) grown by at most
+/// [`WATCHED_GROWTH`] meanwhile ([`flood_disk`]), nothing left behind.
 #[test]
 fn a_grader_that_cannot_mount_watches_its_folders_instead() {
     if !nix::unistd::geteuid().is_root() || !disk_bounded() {
@@ -605,9 +608,11 @@ fn a_grader_that_cannot_mount_watches_its_folders_instead() {
         "{stdout}"
     );
     assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
-    for behaviour in ["disk-many-files", "disk-inode-flood"] {
+    let (disk, tmp) = flood_disk(&area);
+    for behaviour in WATCHED_FLOODS {
         let json = area.path("out/report.json");
-        let run = Command::new("setpriv")
+        let mut command = Command::new("setpriv");
+        command
             .arg("--bounding-set=-sys_admin")
             .arg(bin())
             .args([
@@ -631,10 +636,9 @@ fn a_grader_that_cannot_mount_watches_its_folders_instead() {
                 hostile.join("engine.py").to_str().unwrap(),
                 behaviour,
             ])
-            .env("TMPDIR", area.path("tmp"))
-            .current_dir(root())
-            .output()
-            .unwrap();
+            .env("TMPDIR", &tmp)
+            .current_dir(root());
+        let (run, grew) = run_sampling_growth(command, &tmp);
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let scenario = &report["scenarios"][0];
@@ -644,9 +648,14 @@ fn a_grader_that_cannot_mount_watches_its_folders_instead() {
             message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
             "{behaviour}: {message}"
         );
+        assert!(
+            grew <= WATCHED_GROWTH,
+            "{behaviour}: the disk grew by {grew}"
+        );
         assert_eq!(run.status.code(), Some(1), "{behaviour}: {run:?}");
-        assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new());
+        assert_eq!(left_in(&tmp), Vec::<PathBuf>::new());
     }
+    drop(disk);
 }
 
 /// Issue 30's upload itself: a correct Lab 3 upload plus a static
@@ -757,6 +766,37 @@ impl SmallDisk {
         }
     }
 
+    /// An ext4 disk of `size` bytes on a loop device, its image `image`
+    /// (sparse), mounted on `dir` open to every uid: there, unlike on a
+    /// tmpfs (which zeroes every page it reserves), `fallocate` reserves
+    /// any size at once. `None` where the test cannot make one (no loop
+    /// device, no `mkfs.ext4`).
+    fn ext4(dir: &Path, image: &Path, size: u64) -> Option<SmallDisk> {
+        std::fs::File::create(image).ok()?.set_len(size).ok()?;
+        let made = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(image)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        std::fs::create_dir_all(dir).ok()?;
+        let mounted = made.is_ok_and(|s| s.success())
+            && Command::new("mount")
+                .args(["-o", "loop"])
+                .arg(image)
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !mounted {
+            return None;
+        }
+        let disk = SmallDisk {
+            dir: dir.to_path_buf(),
+        };
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).ok()?;
+        Some(disk)
+    }
+
     fn resize(&self, size: &str) {
         let done = Command::new("mount")
             .args(["-o", &format!("remount,size={size}")])
@@ -771,6 +811,71 @@ impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
     }
+}
+
+/// The floods a watched folder must stop at its bound: files of 1 MiB
+/// each, empty files, files of 1 MiB unlinked and held open (the folder
+/// looks empty), files reserved with `posix_fallocate`.
+const WATCHED_FLOODS: [&str; 4] = [
+    "disk-many-files",
+    "disk-inode-flood",
+    "disk-unlinked",
+    "disk-fallocate",
+];
+
+/// The most a watched folder's filesystem may grow by under a flood with
+/// `--disk 4`: the bound, and what the flood writes before the next count
+/// (a count every 10 ms, every millisecond while the folder grows; ~30-45
+/// MiB seen on this machine's disk, more on a loaded one). Unbounded, the
+/// floods fill their disk ([`FLOOD_DISK`]).
+const WATCHED_GROWTH: u64 = 128 << 20;
+
+/// The size of the small disk the watched floods run on: far past
+/// [`WATCHED_GROWTH`], and within what the floods write unbounded (an
+/// unlinked flood writes 1000 MiB before it gives up; `posix_fallocate`
+/// without the seccomp filter's refusal reserved ~1 GiB within a count).
+const FLOOD_DISK: u64 = 768 << 20;
+
+/// The small disk of [`FLOOD_DISK`] bytes the watched floods run on, its
+/// grader's temporary folder `tmp` in it (open to every uid): ext4 on a
+/// loop device where the test can make one, where `fallocate` is as cheap
+/// as on a container's disk; else a tmpfs (said on stderr: there a
+/// reservation zeroes its pages, slower than the watch counts).
+fn flood_disk(area: &Area) -> (SmallDisk, PathBuf) {
+    let dir = area.path("small");
+    let disk = SmallDisk::ext4(&dir, &area.path("small.img"), FLOOD_DISK).unwrap_or_else(|| {
+        eprintln!("no ext4 loop disk here: the watched floods run on a tmpfs");
+        SmallDisk::mount(&dir, &FLOOD_DISK.to_string())
+    });
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    open_up(&tmp);
+    (disk, tmp)
+}
+
+/// Runs `command` to its end while sampling, every millisecond, how much
+/// more the filesystem of `on` holds than when it started: its output,
+/// and the most it grew by. (What a watched sandbox held open unlinked is
+/// gone from the filesystem once the sandbox is ended: only a sample
+/// during the run sees it.)
+fn run_sampling_growth(mut command: Command, on: &Path) -> (std::process::Output, u64) {
+    let used = || {
+        let stat = nix::sys::statvfs::statvfs(on).unwrap();
+        (stat.blocks() - stat.blocks_free()) * stat.fragment_size()
+    };
+    let before = used();
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = std::thread::spawn(move || child.wait_with_output().unwrap());
+    let mut most = 0;
+    while !run.is_finished() {
+        most = most.max(used().saturating_sub(before));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    (run.join().unwrap(), most)
 }
 
 /// The kinds of the entries of a build cache's `builds/` folder.
@@ -964,9 +1069,12 @@ fn a_scenario_that_fails_on_the_graders_full_disk_is_not_graded() {
 
 /// Issue 37: inside the jail (Docker's seccomp profile and capabilities: no
 /// mount), variants A and B, as root and as a CI runner's user (65534),
-/// the grader watches its folders: an engine that floods its folder (many
-/// files of 1 MiB, empty files) is `disk_limit` at the bound, as unjailed,
-/// and nothing is left in the grader's temporary folder.
+/// the grader watches its folders: an engine that floods its folder
+/// ([`WATCHED_FLOODS`]: files of 1 MiB, empty files, files unlinked and
+/// held open, files reserved with `posix_fallocate`) is `disk_limit` at
+/// the bound, as unjailed, its disk (a small one of the test's) grown by
+/// at most [`WATCHED_GROWTH`] meanwhile ([`flood_disk`]), and nothing is left in the
+/// grader's temporary folder.
 #[test]
 fn in_a_container_the_disk_stays_bounded() {
     let Some(jail) = jail() else {
@@ -975,13 +1083,14 @@ fn in_a_container_the_disk_stays_bounded() {
     let hostile = root().join("tests/fixtures/hostile");
     for variant in ['A', 'B'] {
         for user in [None, Some(65534)] {
-            for behaviour in ["disk-many-files", "disk-inode-flood"] {
+            for behaviour in WATCHED_FLOODS {
                 let who = format!("{behaviour} in variant {variant} as {user:?}");
                 let area = Area::new();
+                let (disk, tmp) = flood_disk(&area);
                 let json = area.path("out/report.json");
                 let command = chessgrade_as(
                     None,
-                    &area.path("tmp"),
+                    &tmp,
                     &[
                         "grade",
                         "--root",
@@ -1004,7 +1113,7 @@ fn in_a_container_the_disk_stays_bounded() {
                         behaviour,
                     ],
                 );
-                let run = jailed(&jail, variant, user, &command).output().unwrap();
+                let (run, grew) = run_sampling_growth(jailed(&jail, variant, user, &command), &tmp);
                 let human = String::from_utf8_lossy(&run.stdout);
                 assert_eq!(run.status.code(), Some(1), "{who}: {human}{run:?}");
                 assert!(
@@ -1020,7 +1129,9 @@ fn in_a_container_the_disk_stays_bounded() {
                     message.contains("its folder reached the disk bound (4 MiB, 200 files)"),
                     "{who}: {message}"
                 );
-                assert_eq!(left_in(&area.path("tmp")), Vec::<PathBuf>::new(), "{who}");
+                assert!(grew <= WATCHED_GROWTH, "{who}: the disk grew by {grew}");
+                assert_eq!(left_in(&tmp), Vec::<PathBuf>::new(), "{who}");
+                drop(disk);
             }
         }
     }
