@@ -722,15 +722,18 @@ fn issue_30s_upload_fills_its_folder_to_the_bound_and_no_further() {
         );
         // Two files of 15 MiB and 2 MiB of a third fill its bytes; it then
         // goes on making (empty) files until their count is reached too,
-        // as fast as the machine lets it within the 2 s (on a loaded
-        // machine it may not get there, never beyond): the bytes are at
-        // their bound exactly, the files at most at theirs.
-        let said = "disk limit: its folder reached the disk bound (32 MiB, 4096 files): 32 MiB in ";
-        let files: u64 = human
+        // and once its names wrap around (`fill0` again, opened with
+        // O_TRUNC) it empties and refills its own files: what the folder
+        // holds at the time limit is anywhere up to the bounds, never
+        // beyond either.
+        let said = "disk limit: its folder reached the disk bound (32 MiB, 4096 files): ";
+        let (mib, files): (f64, u64) = human
             .split_once(said)
             .and_then(|(_, rest)| rest.split_once(" files; then timeout"))
-            .and_then(|(n, _)| n.parse().ok())
+            .and_then(|(held, _)| held.split_once(" MiB in "))
+            .and_then(|(mib, n)| Some((mib.parse().ok()?, n.parse().ok()?)))
             .unwrap_or_else(|| panic!("{who}: {human}"));
+        assert!(mib <= 32.0, "{who}: {mib} MiB: {human}");
         assert!((3..=4096).contains(&files), "{who}: {files} files: {human}");
         assert_eq!(
             left_in(&area.path("tmp")),
