@@ -78,7 +78,7 @@ fn open_up(dir: &Path) {
 
 /// `chessgrade ARGS` as `uid` (`None`: as the test), in the project's
 /// folder, with `tmp` as its temporary folder and `tmp/cache` as its cache.
-fn chessgrade_as(uid: Option<u32>, tmp: &Path, args: &[&str]) -> Command {
+fn chessgrade_as(uid: Option<u32>, tmp: &Path, args: &[impl AsRef<std::ffi::OsStr>]) -> Command {
     let mut command = match uid {
         None => Command::new(bin()),
         Some(uid) => {
@@ -98,6 +98,31 @@ fn chessgrade_as(uid: Option<u32>, tmp: &Path, args: &[&str]) -> Command {
         .env("XDG_CACHE_HOME", tmp.join("..").join("cache"))
         .current_dir(root());
     command
+}
+
+/// `grade` on the hostile engine (`tests/fixtures/hostile`) playing
+/// `behaviour` on its own scenario, with `flags` (bounds, format, output)
+/// before the scenario.
+fn hostile_grade(behaviour: &str, flags: &[&str]) -> Vec<String> {
+    let hostile = root().join("tests/fixtures/hostile");
+    let path = |rel: &str| hostile.join(rel).display().to_string();
+    let mut args = vec![
+        "grade".to_string(),
+        "--root".to_string(),
+        path("scenarios"),
+        "--snapshots".to_string(),
+        path("snapshots"),
+    ];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    args.extend([
+        path("scenarios"),
+        "--engine".to_string(),
+        "--".to_string(),
+        "python3".to_string(),
+        path("engine.py"),
+        behaviour.to_string(),
+    ]);
+    args
 }
 
 /// The folders the grader's temporary folder still holds.
@@ -139,7 +164,6 @@ fn an_engine_that_floods_its_folder_hits_the_disk_limit() {
     if !disk_bounded() {
         return;
     }
-    let hostile = root().join("tests/fixtures/hostile");
     for uid in graders() {
         for (behaviour, reached) in [
             ("disk-one-file", "4 MiB in 1 file"),
@@ -149,31 +173,22 @@ fn an_engine_that_floods_its_folder_hits_the_disk_limit() {
         ] {
             let area = Area::new();
             let json = area.path("out/report.json");
-            let engine = hostile.join("engine.py");
             let run = chessgrade_as(
                 uid,
                 &area.path("tmp"),
-                &[
-                    "grade",
-                    "--root",
-                    hostile.join("scenarios").to_str().unwrap(),
-                    "--snapshots",
-                    hostile.join("snapshots").to_str().unwrap(),
-                    "--disk",
-                    "4",
-                    "--disk-files",
-                    "200",
-                    "--format",
-                    "json",
-                    "--output",
-                    json.to_str().unwrap(),
-                    hostile.join("scenarios").to_str().unwrap(),
-                    "--engine",
-                    "--",
-                    "python3",
-                    engine.to_str().unwrap(),
+                &hostile_grade(
                     behaviour,
-                ],
+                    &[
+                        "--disk",
+                        "4",
+                        "--disk-files",
+                        "200",
+                        "--format",
+                        "json",
+                        "--output",
+                        json.to_str().unwrap(),
+                    ],
+                ),
             )
             .output()
             .unwrap();
@@ -217,31 +232,22 @@ fn a_wrong_answer_after_the_folder_filled_is_the_disk_limits() {
     if !disk_bounded() {
         return;
     }
-    let hostile = root().join("tests/fixtures/hostile");
     let area = Area::new();
     let json = area.path("out/report.json");
     let run = chessgrade_as(
         None,
         &area.path("tmp"),
-        &[
-            "grade",
-            "--root",
-            hostile.join("scenarios").to_str().unwrap(),
-            "--snapshots",
-            hostile.join("snapshots").to_str().unwrap(),
-            "--disk",
-            "2",
-            "--format",
-            "json",
-            "--output",
-            json.to_str().unwrap(),
-            hostile.join("scenarios").to_str().unwrap(),
-            "--engine",
-            "--",
-            "python3",
-            hostile.join("engine.py").to_str().unwrap(),
+        &hostile_grade(
             "disk-then-wrong-answer",
-        ],
+            &[
+                "--disk",
+                "2",
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+            ],
+        ),
     )
     .output()
     .unwrap();
@@ -264,7 +270,6 @@ fn the_disk_limit_is_named_in_every_report_format() {
     if !disk_bounded() {
         return;
     }
-    let hostile = root().join("tests/fixtures/hostile");
     let area = Area::new();
     for (format, says) in [
         ("json", "\"class\": \"disk_limit\""),
@@ -277,29 +282,20 @@ fn the_disk_limit_is_named_in_every_report_format() {
         ("html", "disk limit: its folder reached the disk bound"),
     ] {
         let report = area.path(&format!("out/report.{format}"));
-        let engine = hostile.join("engine.py");
         let run = chessgrade_as(
             None,
             &area.path("tmp"),
-            &[
-                "grade",
-                "--root",
-                hostile.join("scenarios").to_str().unwrap(),
-                "--snapshots",
-                hostile.join("snapshots").to_str().unwrap(),
-                "--disk",
-                "2",
-                "--format",
-                format,
-                "--output",
-                report.to_str().unwrap(),
-                hostile.join("scenarios").to_str().unwrap(),
-                "--engine",
-                "--",
-                "python3",
-                engine.to_str().unwrap(),
+            &hostile_grade(
                 "disk-many-files",
-            ],
+                &[
+                    "--disk",
+                    "2",
+                    "--format",
+                    format,
+                    "--output",
+                    report.to_str().unwrap(),
+                ],
+            ),
         )
         .output()
         .unwrap();
@@ -584,7 +580,6 @@ fn a_grader_that_cannot_mount_watches_its_folders_instead() {
         eprintln!("skipping: needs a root grader, to take CAP_SYS_ADMIN away");
         return;
     }
-    let hostile = root().join("tests/fixtures/hostile");
     let area = Area::new();
     let run = Command::new("setpriv")
         .arg("--bounding-set=-sys_admin")
@@ -615,27 +610,19 @@ fn a_grader_that_cannot_mount_watches_its_folders_instead() {
         command
             .arg("--bounding-set=-sys_admin")
             .arg(bin())
-            .args([
-                "grade",
-                "--root",
-                hostile.join("scenarios").to_str().unwrap(),
-                "--snapshots",
-                hostile.join("snapshots").to_str().unwrap(),
-                "--disk",
-                "4",
-                "--disk-files",
-                "200",
-                "--format",
-                "json",
-                "--output",
-                json.to_str().unwrap(),
-                hostile.join("scenarios").to_str().unwrap(),
-                "--engine",
-                "--",
-                "python3",
-                hostile.join("engine.py").to_str().unwrap(),
+            .args(hostile_grade(
                 behaviour,
-            ])
+                &[
+                    "--disk",
+                    "4",
+                    "--disk-files",
+                    "200",
+                    "--format",
+                    "json",
+                    "--output",
+                    json.to_str().unwrap(),
+                ],
+            ))
             .env("TMPDIR", &tmp)
             .current_dir(root());
         let (run, grew) = run_sampling_growth(command, &tmp);
@@ -913,12 +900,11 @@ impl FullGraderDisk {
         FullGraderDisk { disk, area, tmp }
     }
 
-    /// `chessgrade grade ARGS` from the project's root, on that disk.
-    fn grade(&self, args: &[&str]) -> std::process::Output {
+    /// `chessgrade ARGS` from the project's root, on that disk.
+    fn grade(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> std::process::Output {
         Command::new("setpriv")
             .arg("--bounding-set=-sys_admin")
             .arg(bin())
-            .arg("grade")
             .args(args)
             .env("TMPDIR", &self.tmp)
             .env("XDG_CACHE_HOME", self.area.path("cache"))
@@ -956,6 +942,7 @@ fn a_grader_whose_disk_fills_during_a_build_costs_no_student_a_point() {
     let json = area.path("out/class.json");
     let grade = || {
         full_disk.grade(&[
+            "grade",
             "--class",
             class.to_str().unwrap(),
             "scenarios/lab3/pawns/double_step_from_start_rows.txt",
@@ -1019,27 +1006,19 @@ fn a_scenario_that_fails_on_the_graders_full_disk_is_not_graded() {
     }
     let full_disk = FullGraderDisk::new();
     let tmp = &full_disk.tmp;
-    let hostile = root().join("tests/fixtures/hostile");
     let json = full_disk.area.path("out/report.json");
     let grade = || {
-        full_disk.grade(&[
-            "--root",
-            hostile.join("scenarios").to_str().unwrap(),
-            "--snapshots",
-            hostile.join("snapshots").to_str().unwrap(),
-            "--format",
-            "json",
-            "--output",
-            json.to_str().unwrap(),
-            "--color",
-            "never",
-            hostile.join("scenarios").to_str().unwrap(),
-            "--engine",
-            "--",
-            "python3",
-            hostile.join("engine.py").to_str().unwrap(),
+        full_disk.grade(&hostile_grade(
             "save-2mib",
-        ])
+            &[
+                "--format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+                "--color",
+                "never",
+            ],
+        ))
     };
     let full = grade();
     let said = format!(
@@ -1083,7 +1062,6 @@ fn in_a_container_the_disk_stays_bounded() {
     let Some(jail) = jail() else {
         return;
     };
-    let hostile = root().join("tests/fixtures/hostile");
     for variant in ['A', 'B'] {
         for user in [None, Some(65534)] {
             for behaviour in WATCHED_FLOODS {
@@ -1094,27 +1072,19 @@ fn in_a_container_the_disk_stays_bounded() {
                 let command = chessgrade_as(
                     None,
                     &tmp,
-                    &[
-                        "grade",
-                        "--root",
-                        hostile.join("scenarios").to_str().unwrap(),
-                        "--snapshots",
-                        hostile.join("snapshots").to_str().unwrap(),
-                        "--disk",
-                        "4",
-                        "--disk-files",
-                        "200",
-                        "--format",
-                        "json",
-                        "--output",
-                        json.to_str().unwrap(),
-                        hostile.join("scenarios").to_str().unwrap(),
-                        "--engine",
-                        "--",
-                        "python3",
-                        hostile.join("engine.py").to_str().unwrap(),
+                    &hostile_grade(
                         behaviour,
-                    ],
+                        &[
+                            "--disk",
+                            "4",
+                            "--disk-files",
+                            "200",
+                            "--format",
+                            "json",
+                            "--output",
+                            json.to_str().unwrap(),
+                        ],
+                    ),
                 );
                 let (run, grew) = run_sampling_growth(jailed(&jail, variant, user, &command), &tmp);
                 let human = String::from_utf8_lossy(&run.stdout);
