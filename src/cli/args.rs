@@ -38,7 +38,7 @@ pub struct SubjectArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "engine")]
     pub adapter: Option<PathBuf>,
     /// The C++ compiler for --submission.
-    #[arg(long, default_value = "g++")]
+    #[arg(long, default_value = chessgrade::submission::DEFAULT_COMPILER)]
     pub compiler: String,
     /// Compiler flags for --submission, one string split at spaces
     /// (default: the course's `-std=c++17 -g -Wall`, no optimisation).
@@ -333,7 +333,7 @@ pub struct LimitArgs {
     pub max_output_mb: usize,
     /// Wall-clock seconds for compiling a --submission; the whole build (compiler
     /// subprocesses included) is killed after it.
-    #[arg(long, default_value_t = 120.0, value_parser = compile_seconds)]
+    #[arg(long, default_value_t = chessgrade::submission::DEFAULT_COMPILE_SECONDS, value_parser = compile_seconds)]
     pub compile_timeout: f64,
     /// The most each folder a submission writes in (a scenario's, a build's) may
     /// hold, in MiB; a write past it fails (ENOSPC).

@@ -48,9 +48,6 @@ const OWN_FLAGS: [&str; 13] = [
     "--adapter",
 ];
 
-/// How long the hook file's check may compile (`grade`'s default).
-const HOOK_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
-
 /// What goes into a Gradescope autograder.
 #[derive(Clone, Debug)]
 pub struct GradescopeSpec {
@@ -187,7 +184,9 @@ impl GradescopeSpec {
         // upload on Gradescope.
         let adapter = match &self.adapter {
             Some(hook_file) => {
-                let check = crate::submission::CppOptions::new("g++", HOOK_CHECK_TIMEOUT);
+                use crate::submission::{DEFAULT_COMPILE_SECONDS, DEFAULT_COMPILER};
+                let timeout = std::time::Duration::from_secs_f64(DEFAULT_COMPILE_SECONDS);
+                let check = crate::submission::CppOptions::new(DEFAULT_COMPILER, timeout);
                 let hooks = crate::submission::CourseHooks::load(hook_file, &check)
                     .map_err(|e| StaffError::Hooks(e.to_string()))?;
                 Some((hooks.text.into_bytes(), hooks.headers))

@@ -51,6 +51,12 @@ pub(super) const HOOKS_FILE: &str = "chessgrade_hooks.cc";
 /// reads uninitialised memory gets the same verdicts as in the course's build.
 pub const DEFAULT_CFLAGS: &[&str] = &["-std=c++17", "-g", "-Wall"];
 
+/// The compiler `grade` builds with unless told (`--compiler`).
+pub const DEFAULT_COMPILER: &str = "g++";
+
+/// Seconds a build may take unless told (`--compile-timeout`).
+pub const DEFAULT_COMPILE_SECONDS: f64 = 120.0;
+
 /// Bumped whenever the kit's object must be rebuilt for another reason
 /// than its source, the compiler or the flags changing.
 const KIT_VERSION: u32 = 4;

@@ -23,8 +23,8 @@ pub use cache::{BadCacheDir, BuildCache, MAX_ENTRY_BYTES, check_cache_dir};
 
 pub use crate::upload::{UploadKind, defines_main};
 pub use classes::{
-    CppOptions, DEFAULT_CFLAGS, KIT_HEADER, KIT_MAIN, adapter_cache_dir, build_cpp_traced,
-    compile_message,
+    CppOptions, DEFAULT_CFLAGS, DEFAULT_COMPILE_SECONDS, DEFAULT_COMPILER, KIT_HEADER, KIT_MAIN,
+    adapter_cache_dir, build_cpp_traced, compile_message,
 };
 pub use console::{ConsoleBuild, build_console_traced};
 pub use hooks::{CourseHooks, HookFileError, Hooks, LAB3_HOOKS, REQUIRED_HOOKS};
