@@ -91,9 +91,13 @@ fn chessgrade_as(uid: Option<u32>, tmp: &Path, args: &[impl AsRef<std::ffi::OsSt
             c
         }
     };
+    // `--color never` right after the subcommand: at the end it would go
+    // to the engine, after `--`.
+    let (subcommand, rest) = args.split_first().expect("a subcommand");
     command
-        .args(args)
+        .arg(subcommand)
         .args(["--color", "never"])
+        .args(rest)
         .env("TMPDIR", tmp)
         .env("XDG_CACHE_HOME", tmp.join("..").join("cache"))
         .current_dir(root());
